@@ -1,0 +1,171 @@
+package io.jrunc.cgroups;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * A container's cgroup: one directory in each cgroup hierarchy the container joins (runc's cgroupfs
+ * driver; see docs/cgroups.md). {@link CgroupV1} serves legacy and hybrid hosts, {@link CgroupV2}
+ * unified ones; resource limits will be applied by each in its own files.
+ *
+ * <p>Life cycle as the runtime uses it: {@link #create} at container create, {@link #location()}
+ * into the state file, {@link #placeForChildren} (or {@link #addProcess}) to get the container's
+ * process into it before it execs; later commands {@link #open} the saved location;
+ * {@link #destroy} at delete, once the processes are gone.
+ */
+public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
+
+    private final CgroupLocation location;
+    final List<CgroupDirectory> directories;
+
+    Cgroup(CgroupLocation location) {
+        this.location = location;
+        List<CgroupDirectory> dirs = new ArrayList<>();
+        for (Map.Entry<String, String> entry : location.directories().entrySet()) {
+            dirs.add(new CgroupDirectory(entry.getKey(), Path.of(entry.getValue()),
+                    Hierarchy.isRequired(location.mode(), entry.getKey())));
+        }
+        this.directories = List.copyOf(dirs);
+    }
+
+    /**
+     * Creates (or joins, if it exists and is empty) the cgroup of a container in every hierarchy of
+     * this host, resolving {@code path} as runc's cgroupfs driver does.
+     *
+     * @throws CgroupException if a required directory cannot be made (nothing this call made is
+     *                         left behind), or the cgroup already has processes (runc: "container's
+     *                         cgroup is not empty")
+     */
+    public static Cgroup create(CgroupsPath path) throws CgroupException {
+        return create(path, CgroupHierarchies.current());
+    }
+
+    static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies) throws CgroupException {
+        CgroupLocation resolved = path.resolve(hierarchies);
+        CgroupDirectoryBuilder builder = new CgroupDirectoryBuilder();
+        try {
+            Map<String, Path> made = new LinkedHashMap<>();
+            for (Hierarchy hierarchy : hierarchies.hierarchies()) {
+                Path directory = resolved.directory(hierarchy.key());
+                try {
+                    builder.build(hierarchy, directory, hierarchies.mode() == CgroupMode.UNIFIED);
+                    made.put(hierarchy.key(), directory);
+                } catch (CgroupException e) {
+                    if (hierarchy.required()) {
+                        throw e;
+                    }
+                    // runc joins named hierarchies and hybrid's v2 "if it can": leave this one out.
+                }
+            }
+            Cgroup cgroup = open(CgroupLocation.of(hierarchies.mode(), made));
+            int processes = cgroup.processes().size();
+            if (processes != 0) {
+                throw new CgroupException("container's cgroup is not empty: " + processes + " process(es) found");
+            }
+            return cgroup;
+        } catch (CgroupException | RuntimeException e) {
+            builder.undo();
+            throw e;
+        }
+    }
+
+    /** The cgroup at a saved location. Touches nothing; operations fail if it is gone. */
+    public static Cgroup open(CgroupLocation location) {
+        return switch (location.mode()) {
+            case UNIFIED -> new CgroupV2(location);
+            case HYBRID, LEGACY -> new CgroupV1(location);
+        };
+    }
+
+    public final CgroupLocation location() {
+        return location;
+    }
+
+    public final CgroupMode mode() {
+        return location.mode();
+    }
+
+    /**
+     * Moves a whole process into the cgroup in every hierarchy (cgroup.procs), retrying while the
+     * kernel still refuses a just-cloned task, as runc does. Failures in best-effort hierarchies are
+     * ignored, as runc ignores them.
+     */
+    public final void addProcess(long pid) throws CgroupException {
+        for (CgroupDirectory directory : directories) {
+            try {
+                directory.addProcess(pid);
+            } catch (CgroupException e) {
+                if (directory.required()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Places thread {@code tid} of this JVM so that the children it spawns, and a cgroup namespace it
+     * creates, start in this cgroup; close the result to move back. See {@link ChildPlacement} for
+     * what moves (v1: the thread; v2: the whole process) and from which thread to close it.
+     */
+    public final ChildPlacement placeForChildren(long tid) throws CgroupException {
+        return ChildPlacement.place(directories, tid);
+    }
+
+    /**
+     * Whether {@link #placeForChildren} has to move the whole JVM (a cgroup v2 hierarchy is part of
+     * this cgroup: unified and hybrid hosts) rather than one thread.
+     */
+    public final boolean placementMovesWholeProcess() {
+        return directories.stream().anyMatch(CgroupDirectory::isUnified);
+    }
+
+    /**
+     * The processes in this cgroup or any cgroup below it, in any of its hierarchies, sorted. The
+     * union matters while a process is being placed (it is in some hierarchies and not yet in others),
+     * and below-it matters because a container may make cgroups of its own.
+     */
+    public final List<Long> processes() throws CgroupException {
+        TreeSet<Long> pids = new TreeSet<>();
+        for (CgroupDirectory directory : directories) {
+            directory.collectProcesses(pids);
+        }
+        return List.copyOf(pids);
+    }
+
+    public final boolean isEmpty() throws CgroupException {
+        return processes().isEmpty();
+    }
+
+    /**
+     * Removes the cgroup from every hierarchy, cgroups below it first. Directories already gone are
+     * fine, so destroy can be repeated after a partial failure. While processes remain, the kernel
+     * refuses (EBUSY); after the retries this fails, naming every directory that is still there.
+     * Ancestors made by {@link #create} stay, as in runc (other containers may share them).
+     */
+    public final void destroy() throws CgroupException {
+        CgroupException failure = null;
+        for (CgroupDirectory directory : directories) {
+            try {
+                directory.remove();
+            } catch (CgroupException e) {
+                if (failure == null) {
+                    failure = new CgroupException("failed to remove cgroup " + location.directories().values() + ": " + e.getMessage(), e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + location.directories();
+    }
+}
