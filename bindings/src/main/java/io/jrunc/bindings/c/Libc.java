@@ -2642,6 +2642,60 @@ public class Libc extends Libc$shared {
     public static int MOVE_MOUNT__MASK() {
         return MOVE_MOUNT__MASK;
     }
+    private static final int FSOPEN_CLOEXEC = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define FSOPEN_CLOEXEC 1
+     * }
+     */
+    public static int FSOPEN_CLOEXEC() {
+        return FSOPEN_CLOEXEC;
+    }
+    private static final int FSPICK_CLOEXEC = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define FSPICK_CLOEXEC 1
+     * }
+     */
+    public static int FSPICK_CLOEXEC() {
+        return FSPICK_CLOEXEC;
+    }
+    private static final int FSPICK_SYMLINK_NOFOLLOW = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define FSPICK_SYMLINK_NOFOLLOW 2
+     * }
+     */
+    public static int FSPICK_SYMLINK_NOFOLLOW() {
+        return FSPICK_SYMLINK_NOFOLLOW;
+    }
+    private static final int FSPICK_NO_AUTOMOUNT = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define FSPICK_NO_AUTOMOUNT 4
+     * }
+     */
+    public static int FSPICK_NO_AUTOMOUNT() {
+        return FSPICK_NO_AUTOMOUNT;
+    }
+    private static final int FSPICK_EMPTY_PATH = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define FSPICK_EMPTY_PATH 8
+     * }
+     */
+    public static int FSPICK_EMPTY_PATH() {
+        return FSPICK_EMPTY_PATH;
+    }
+    private static final int FSMOUNT_CLOEXEC = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define FSMOUNT_CLOEXEC 1
+     * }
+     */
+    public static int FSMOUNT_CLOEXEC() {
+        return FSMOUNT_CLOEXEC;
+    }
     private static final int MOUNT_ATTR_RDONLY = (int)1L;
     /**
      * {@snippet lang=c :
@@ -9294,6 +9348,78 @@ public class Libc extends Libc$shared {
             }
         }
     }
+    private static final int FSCONFIG_SET_FLAG = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum fsconfig_command.FSCONFIG_SET_FLAG = 0
+     * }
+     */
+    public static int FSCONFIG_SET_FLAG() {
+        return FSCONFIG_SET_FLAG;
+    }
+    private static final int FSCONFIG_SET_STRING = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum fsconfig_command.FSCONFIG_SET_STRING = 1
+     * }
+     */
+    public static int FSCONFIG_SET_STRING() {
+        return FSCONFIG_SET_STRING;
+    }
+    private static final int FSCONFIG_SET_BINARY = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum fsconfig_command.FSCONFIG_SET_BINARY = 2
+     * }
+     */
+    public static int FSCONFIG_SET_BINARY() {
+        return FSCONFIG_SET_BINARY;
+    }
+    private static final int FSCONFIG_SET_PATH = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum fsconfig_command.FSCONFIG_SET_PATH = 3
+     * }
+     */
+    public static int FSCONFIG_SET_PATH() {
+        return FSCONFIG_SET_PATH;
+    }
+    private static final int FSCONFIG_SET_PATH_EMPTY = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * enum fsconfig_command.FSCONFIG_SET_PATH_EMPTY = 4
+     * }
+     */
+    public static int FSCONFIG_SET_PATH_EMPTY() {
+        return FSCONFIG_SET_PATH_EMPTY;
+    }
+    private static final int FSCONFIG_SET_FD = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * enum fsconfig_command.FSCONFIG_SET_FD = 5
+     * }
+     */
+    public static int FSCONFIG_SET_FD() {
+        return FSCONFIG_SET_FD;
+    }
+    private static final int FSCONFIG_CMD_CREATE = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * enum fsconfig_command.FSCONFIG_CMD_CREATE = 6
+     * }
+     */
+    public static int FSCONFIG_CMD_CREATE() {
+        return FSCONFIG_CMD_CREATE;
+    }
+    private static final int FSCONFIG_CMD_RECONFIGURE = (int)7L;
+    /**
+     * {@snippet lang=c :
+     * enum fsconfig_command.FSCONFIG_CMD_RECONFIGURE = 7
+     * }
+     */
+    public static int FSCONFIG_CMD_RECONFIGURE() {
+        return FSCONFIG_CMD_RECONFIGURE;
+    }
     private static final int MS_POSIXACL = (int)65536L;
     /**
      * {@snippet lang=c :
@@ -12013,6 +12139,42 @@ public class Libc extends Libc$shared {
      */
     public static int SYS_close_range() {
         return SYS_close_range;
+    }
+    private static final int SYS_fsconfig = (int)431L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_fsconfig 431
+     * }
+     */
+    public static int SYS_fsconfig() {
+        return SYS_fsconfig;
+    }
+    private static final int SYS_fsmount = (int)432L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_fsmount 432
+     * }
+     */
+    public static int SYS_fsmount() {
+        return SYS_fsmount;
+    }
+    private static final int SYS_fsopen = (int)430L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_fsopen 430
+     * }
+     */
+    public static int SYS_fsopen() {
+        return SYS_fsopen;
+    }
+    private static final int SYS_fspick = (int)433L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_fspick 433
+     * }
+     */
+    public static int SYS_fspick() {
+        return SYS_fspick;
     }
     private static final int SYS_gettid = (int)186L;
     /**
