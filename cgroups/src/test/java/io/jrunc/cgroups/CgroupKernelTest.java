@@ -1,0 +1,233 @@
+package io.jrunc.cgroups;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Against the real kernel of this machine (as root): cgroups under a test-unique name, real
+ * processes, and the kernel's own view (/proc/[pid]/cgroup) as the judge.
+ */
+class CgroupKernelTest {
+
+    private KernelCgroupFixture fixture;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        assumeTrue(Files.readAllLines(Path.of("/proc/self/status")).contains("Uid:\t0\t0\t0\t0"),
+                "creating cgroups needs root");
+        fixture = new KernelCgroupFixture();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    private Cgroup createAbsolute(String sub) throws CgroupException {
+        return Cgroup.create(CgroupsPath.of("/" + fixture.name + "/" + sub, "unused"));
+    }
+
+    private static Set<String> hierarchiesShowing(long pid, String path) throws Exception {
+        return hierarchiesShowing(Path.of("/proc/" + pid + "/cgroup"), path);
+    }
+
+    private static Set<String> hierarchiesShowing(Path procCgroupFile, String path) throws Exception {
+        return KernelCgroupFixture.cgroupsOf(procCgroupFile).entrySet().stream()
+                .filter(e -> e.getValue().equals(path))
+                .map(Map.Entry::getKey)
+                .collect(Collectors.toSet());
+    }
+
+    private static void assertAllDirectories(Cgroup cgroup, boolean exist) {
+        for (String dir : cgroup.location().directories().values()) {
+            assertEquals(exist, Files.isDirectory(Path.of(dir)), dir);
+        }
+    }
+
+    @Test
+    void aProcessAddedToTheCgroupIsInItInEveryHierarchyAndDestroyWaitsForItToGo() throws Exception {
+        Cgroup cgroup = createAbsolute("ctr");
+        String path = "/" + fixture.name + "/ctr";
+
+        Set<String> expectedKeys = fixture.hierarchies.hierarchies().stream().map(Hierarchy::key).collect(Collectors.toSet());
+        assertEquals(expectedKeys, cgroup.location().directories().keySet());
+        assertEquals(CgroupMode.detect(), cgroup.mode());
+        assertAllDirectories(cgroup, true);
+        assertTrue(cgroup.isEmpty());
+
+        Process sleep = fixture.start("sleep", "30");
+        cgroup.addProcess(sleep.pid());
+
+        assertEquals(cgroup.location().directories().keySet(), hierarchiesShowing(sleep.pid(), path));
+        assertEquals(List.of(sleep.pid()), cgroup.processes());
+        assertFalse(cgroup.isEmpty());
+
+        CgroupException busy = assertThrows(CgroupException.class, cgroup::destroy);
+        assertTrue(busy.getMessage().startsWith("failed to remove cgroup"), busy.getMessage());
+        assertAllDirectories(cgroup, true);
+        assertTrue(sleep.isAlive());
+
+        sleep.destroyForcibly();
+        sleep.waitFor();
+        assertTrue(cgroup.isEmpty());
+        cgroup.destroy();
+        assertAllDirectories(cgroup, false);
+        cgroup.destroy(); // already gone is fine
+    }
+
+    @Test
+    void destroyRemovesCgroupsTheContainerMadeBelowItsOwn() throws Exception {
+        Cgroup cgroup = createAbsolute("ctr");
+        for (String dir : cgroup.location().directories().values()) {
+            Files.createDirectories(Path.of(dir, "inner", "deeper"));
+        }
+        cgroup.destroy();
+        assertAllDirectories(cgroup, false);
+    }
+
+    @Test
+    void aNewCpusetCgroupInheritsCpusAndMemsOnEveryLevel() throws Exception {
+        Cgroup cgroup = createAbsolute("ctr");
+        Path leaf = cgroup.location().directory("cpuset");
+        assumeTrue(leaf != null, "no cgroup v1 cpuset hierarchy on this host");
+        Path root = fixture.hierarchies.byKey("cpuset").orElseThrow().mountPoint();
+        for (String file : List.of("cpuset.cpus", "cpuset.mems")) {
+            String expected = Files.readString(root.resolve(file)).trim();
+            assertFalse(expected.isEmpty());
+            assertEquals(expected, Files.readString(leaf.getParent().resolve(file)).trim(), file);
+            assertEquals(expected, Files.readString(leaf.resolve(file)).trim(), file);
+        }
+    }
+
+    @Test
+    void aThreadPlacedForChildrenSpawnsThemInsideAndGoesBackHome() throws Exception {
+        Cgroup cgroup = createAbsolute("ctr");
+        long tid = KernelCgroupFixture.currentThreadId();
+        Path threadCgroups = Path.of("/proc/self/task/" + tid + "/cgroup");
+        Map<String, String> threadBefore = KernelCgroupFixture.cgroupsOf(threadCgroups);
+        Map<String, String> processBefore = KernelCgroupFixture.cgroupsOf(Path.of("/proc/self/cgroup"));
+
+        Process child;
+        try (ChildPlacement placement = cgroup.placeForChildren(tid)) {
+            assertEquals(cgroup.placementMovesWholeProcess(), placement.movesWholeProcess());
+            assertEquals(cgroup.location().directories().keySet(), hierarchiesShowing(threadCgroups, "/" + fixture.name + "/ctr"),
+                    "while placed, the thread is inside in every hierarchy");
+            child = fixture.start("sleep", "30");
+        }
+
+        assertEquals(cgroup.location().directories().keySet(), hierarchiesShowing(child.pid(), "/" + fixture.name + "/ctr"));
+        assertEquals(threadBefore, KernelCgroupFixture.cgroupsOf(threadCgroups));
+        assertEquals(processBefore, KernelCgroupFixture.cgroupsOf(Path.of("/proc/self/cgroup")));
+        assertEquals(List.of(child.pid()), cgroup.processes());
+    }
+
+    @Test
+    void aCgroupNamespaceMadeOnAPlacedThreadIsRootedAtTheContainersCgroup() throws Exception {
+        Cgroup cgroup = createAbsolute("ctr");
+        AtomicReference<ChildPlacement> placement = new AtomicReference<>();
+        AtomicReference<String> seenInside = new AtomicReference<>();
+        AtomicReference<Process> sibling = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+
+        // The spawning thread is spent afterwards (it stays in the new namespace): it just ends.
+        Thread spawner = Thread.ofPlatform().start(() -> {
+            try {
+                placement.set(cgroup.placeForChildren(KernelCgroupFixture.currentThreadId()));
+                CgroupNamespace.unshareOnThisThread();
+                Process cat = fixture.start("cat", "/proc/self/cgroup");
+                seenInside.set(new String(cat.getInputStream().readAllBytes()));
+                cat.waitFor();
+                sibling.set(fixture.start("sleep", "30"));
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        spawner.join();
+        if (placement.get() != null) {
+            placement.get().close(); // from this thread, still in the original cgroup namespace
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("spawning thread failed", failure.get());
+        }
+
+        Map<String, String> inside = new HashMap<>();
+        for (CgroupMembership membership : CgroupMembership.parse(seenInside.get())) {
+            inside.put(membership.hierarchyKey(), membership.path());
+        }
+        for (String key : cgroup.location().directories().keySet()) {
+            assertEquals("/", inside.get(key), "hierarchy \"" + key + "\" as seen inside: " + seenInside.get());
+        }
+        // "/" inside could also mean a namespace rooted at the runtime's own cgroup: check from outside.
+        assertEquals(cgroup.location().directories().keySet(), hierarchiesShowing(sibling.get().pid(), "/" + fixture.name + "/ctr"));
+        assertEquals(KernelCgroupFixture.cgroupsOf(Path.of("/proc/self/cgroup")), fixture.hierarchies.ownCgroups(),
+                "the JVM is back in its own cgroups");
+    }
+
+    @Test
+    void aSavedLocationReopensTheSameCgroup() throws Exception {
+        Cgroup created = createAbsolute("ctr");
+        CgroupLocation saved = new CgroupLocation(created.location().mode(), new HashMap<>(created.location().directories()));
+        Cgroup reopened = Cgroup.open(saved);
+        assertEquals(created.getClass(), reopened.getClass());
+        assertEquals(created.location(), reopened.location());
+
+        Process sleep = fixture.start("sleep", "30");
+        reopened.addProcess(sleep.pid());
+        assertEquals(List.of(sleep.pid()), created.processes());
+        sleep.destroyForcibly();
+        sleep.waitFor();
+        reopened.destroy();
+        assertAllDirectories(created, false);
+    }
+
+    @Test
+    void aCgroupThatAlreadyHasProcessesIsNotTakenOver() throws Exception {
+        Cgroup first = createAbsolute("ctr");
+        Process sleep = fixture.start("sleep", "30");
+        first.addProcess(sleep.pid());
+
+        CgroupException e = assertThrows(CgroupException.class, () -> createAbsolute("ctr"));
+        assertEquals("container's cgroup is not empty: 1 process(es) found", e.getMessage());
+        assertAllDirectories(first, true);
+        assertEquals(List.of(sleep.pid()), first.processes());
+    }
+
+    @Test
+    void aRelativePathLandsBelowTheRuntimesOwnCgroupsAsRuncPutsIt() throws Exception {
+        Cgroup cgroup = Cgroup.create(CgroupsPath.of("", fixture.name)); // empty: named after the container
+        fixture.track(cgroup.location());
+        Process sleep = fixture.start("sleep", "30");
+        cgroup.addProcess(sleep.pid());
+
+        Map<String, String> own = KernelCgroupFixture.cgroupsOf(Path.of("/proc/self/cgroup"));
+        Map<String, String> child = KernelCgroupFixture.cgroupsOf(Path.of("/proc/" + sleep.pid() + "/cgroup"));
+        for (String key : cgroup.location().directories().keySet()) {
+            String base = switch (cgroup.mode()) {
+                case HYBRID, LEGACY -> key.isEmpty() ? "/" : own.get(key); // hybrid v2: from its root (runc)
+                case UNIFIED -> Path.of(own.get(key)).getParent() == null ? "/" : Path.of(own.get(key)).getParent().toString();
+            };
+            assertEquals(Path.of(base, fixture.name).toString(), child.get(key), "hierarchy \"" + key + "\"");
+        }
+        sleep.destroyForcibly();
+        sleep.waitFor();
+        cgroup.destroy();
+        assertAllDirectories(cgroup, false);
+    }
+}
