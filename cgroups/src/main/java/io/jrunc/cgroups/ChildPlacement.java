@@ -123,7 +123,7 @@ public final class ChildPlacement implements AutoCloseable {
      * has ended meanwhile needs no moving back. Every move is attempted even when one fails.
      */
     @Override
-    public void close() throws CgroupException {
+    public synchronized void close() throws CgroupException {
         if (closed) {
             return;
         }

@@ -31,7 +31,7 @@ record MountInfo(String root, Path mountPoint, String fsType, List<String> super
     // a variable number of optional fields ends at a lone "-".
     private static MountInfo parseLine(String line) throws CgroupException {
         List<String> fields = Arrays.asList(line.split(" "));
-        int separator = fields.indexOf("-");
+        int separator = fields.size() < 7 ? -1 : 6 + fields.subList(6, fields.size()).indexOf("-");
         if (separator < 6 || fields.size() < separator + 4) {
             throw new CgroupException("malformed mountinfo line: " + line);
         }
