@@ -1,0 +1,84 @@
+package io.jrunc.bindings;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * Capability sets of the calling thread via capget(2)/capset(2) with _LINUX_CAPABILITY_VERSION_3
+ * (two 32-bit words per set). Names and numbers from include/uapi/linux/capability.h.
+ */
+public final class Capabilities {
+    private Capabilities() {}
+
+    private static final int VERSION_3 = 0x20080522;
+
+    /** Capability names in number order (CAP_CHOWN = 0 ... CAP_CHECKPOINT_RESTORE = 40). */
+    public static final List<String> NAMES = List.of(
+            "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL",
+            "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE",
+            "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER",
+            "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE", "CAP_SYS_PACCT",
+            "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE", "CAP_SYS_TIME",
+            "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL",
+            "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM",
+            "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE");
+
+    /** The number of a capability name, or -1 if this kernel table does not know it. */
+    public static int number(String name) {
+        return NAMES.indexOf(name);
+    }
+
+    /** The highest capability the running kernel knows (/proc/sys/kernel/cap_last_cap). */
+    public static int lastCap() {
+        try {
+            return Integer.parseInt(java.nio.file.Files.readString(
+                    java.nio.file.Path.of("/proc/sys/kernel/cap_last_cap")).trim());
+        } catch (java.io.IOException | NumberFormatException e) {
+            return NAMES.size() - 1;
+        }
+    }
+
+    /** The three sets of one thread as bit masks. */
+    public record Sets(long effective, long permitted, long inheritable) {}
+
+    public static Sets get() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment header = header(arena);
+            MemorySegment data = arena.allocate(24, 4);
+            Syscalls.call("capget", null, SyscallNumbers.CAPGET, header.address(), data.address());
+            return new Sets(word(data, 0), word(data, 4), word(data, 8));
+        }
+    }
+
+    public static void set(Sets sets) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment header = header(arena);
+            MemorySegment data = arena.allocate(24, 4);
+            put(data, 0, sets.effective());
+            put(data, 4, sets.permitted());
+            put(data, 8, sets.inheritable());
+            Syscalls.call("capset", null, SyscallNumbers.CAPSET, header.address(), data.address());
+        }
+    }
+
+    private static MemorySegment header(Arena arena) {
+        MemorySegment header = arena.allocate(8, 4);
+        header.set(JAVA_INT, 0, VERSION_3);
+        header.set(JAVA_INT, 4, 0); // 0 = the calling thread
+        return header;
+    }
+
+    // data[0] holds bits 0-31 of each set, data[1] (12 bytes later) bits 32-63.
+    private static long word(MemorySegment data, int offset) {
+        return Integer.toUnsignedLong(data.get(JAVA_INT, offset))
+                | Integer.toUnsignedLong(data.get(JAVA_INT, offset + 12)) << 32;
+    }
+
+    private static void put(MemorySegment data, int offset, long mask) {
+        data.set(JAVA_INT, offset, (int) mask);
+        data.set(JAVA_INT, offset + 12, (int) (mask >>> 32));
+    }
+}

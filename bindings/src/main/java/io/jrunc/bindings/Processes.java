@@ -1,0 +1,98 @@
+package io.jrunc.bindings;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/** Process-level calls: identity, signals, waiting, resource limits, pidfds. */
+public final class Processes {
+    private Processes() {}
+
+    public static final int WNOHANG = 1, WUNTRACED = 2, WEXITED = 4, WNOWAIT = 0x01000000, __WALL = 0x40000000;
+    public static final int RLIM_NLIMITS = 16;
+    public static final long RLIM_INFINITY = -1L;
+
+    private static final MethodHandle GETPID = Downcall.plain("getpid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle KILL = Downcall.capturing("kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle WAITPID = Downcall.capturing("waitpid",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle PRLIMIT = Downcall.capturing("prlimit",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SETSID = Downcall.capturing("setsid", FunctionDescriptor.of(JAVA_INT));
+
+    public static int getpid() {
+        try {
+            return (int) GETPID.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    public static void kill(int pid, int signal) {
+        Calls.checked(KILL, "kill", Integer.toString(pid), pid, signal);
+    }
+
+    /** waitpid(2): the raw status, or -1 with WNOHANG when the child has not changed state. */
+    public static WaitStatus waitpid(int pid, int options) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment status = arena.allocate(JAVA_INT);
+            while (true) {
+                try {
+                    int r = Calls.checked(WAITPID, "waitpid", Integer.toString(pid), pid, status, options);
+                    return r == 0 ? null : new WaitStatus(r, status.get(JAVA_INT, 0));
+                } catch (ErrnoException e) {
+                    if (!e.is(Errno.EINTR)) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
+    /** The decoded status of a child that changed state (see wait(2)). */
+    public record WaitStatus(int pid, int raw) {
+        public boolean exited() { return (raw & 0x7f) == 0; }
+        public int exitCode() { return (raw >> 8) & 0xff; }
+        public boolean signaled() { return ((raw & 0x7f) + 1) >> 1 > 0 && (raw & 0x7f) != 0x7f; }
+        public int signal() { return raw & 0x7f; }
+        /** The shell's convention, which runc uses for `run`: the exit code, or 128 + signal. */
+        public int shellStatus() { return exited() ? exitCode() : 128 + signal(); }
+    }
+
+    /** prlimit(2) on another process; the caller's thread credentials decide whether it is allowed. */
+    public static void prlimit(int pid, int resource, long soft, long hard) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment limit = arena.allocate(16, 8);
+            limit.set(JAVA_LONG, 0, soft);
+            limit.set(JAVA_LONG, 8, hard);
+            Calls.checked(PRLIMIT, "prlimit", "pid " + pid + " resource " + resource, pid, resource, limit,
+                    MemorySegment.NULL);
+        }
+    }
+
+    /** {soft, hard} of a process's limit. */
+    public static long[] getrlimit(int pid, int resource) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment old = arena.allocate(16, 8);
+            Calls.checked(PRLIMIT, "prlimit", "pid " + pid, pid, resource, MemorySegment.NULL, old);
+            return new long[] {old.get(JAVA_LONG, 0), old.get(JAVA_LONG, 8)};
+        }
+    }
+
+    public static int pidfdOpen(int pid) {
+        return (int) Syscalls.call("pidfd_open", Integer.toString(pid), SyscallNumbers.PIDFD_OPEN, pid, 0);
+    }
+
+    public static void pidfdSendSignal(int pidfd, int signal) {
+        Syscalls.call("pidfd_send_signal", "pidfd " + pidfd, SyscallNumbers.PIDFD_SEND_SIGNAL, pidfd, signal, 0, 0);
+    }
+
+    public static int setsid() {
+        return Calls.checked(SETSID, "setsid", null);
+    }
+}

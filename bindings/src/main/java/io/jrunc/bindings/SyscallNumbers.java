@@ -1,0 +1,40 @@
+package io.jrunc.bindings;
+
+/**
+ * System call numbers this project calls directly, per architecture. They differ between
+ * architectures (pivot_root is 155 on x86-64 and 41 on aarch64) and glibc's headers only describe the
+ * architecture they were generated on, so they are named here explicitly and chosen at start-up.
+ * Sources: arch/x86/entry/syscalls/syscall_64.tbl and include/uapi/asm-generic/unistd.h.
+ */
+public final class SyscallNumbers {
+    private SyscallNumbers() {}
+
+    public static final String ARCH = System.getProperty("os.arch");
+    private static final boolean X86_64 = ARCH.equals("amd64") || ARCH.equals("x86_64");
+    private static final boolean AARCH64 = ARCH.equals("aarch64");
+
+    static {
+        if (!X86_64 && !AARCH64) {
+            throw new ExceptionInInitializerError("unsupported architecture " + ARCH);
+        }
+    }
+
+    public static final long PIVOT_ROOT = X86_64 ? 155 : 41;
+    public static final long SETRESUID = X86_64 ? 117 : 147;
+    public static final long SETRESGID = X86_64 ? 119 : 149;
+    public static final long SETGROUPS = X86_64 ? 116 : 159;
+    public static final long CAPGET = X86_64 ? 125 : 90;
+    public static final long CAPSET = X86_64 ? 126 : 91;
+    public static final long GETTID = X86_64 ? 186 : 178;
+    public static final long IOCTL = X86_64 ? 16 : 29;
+    public static final long FCNTL = X86_64 ? 72 : 25;
+    public static final long SECCOMP = X86_64 ? 317 : 277;
+    public static final long BPF = X86_64 ? 321 : 280;
+    // Numbers from 424 up are shared by every architecture (asm-generic).
+    public static final long PIDFD_SEND_SIGNAL = 424;
+    public static final long PIDFD_OPEN = 434;
+    public static final long CLOSE_RANGE = 436;
+    public static final long OPENAT2 = 437;
+    public static final long PIDFD_GETFD = 438;
+    public static final long MOUNT_SETATTR = 442;
+}

@@ -1,0 +1,143 @@
+package io.jrunc.bindings;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * AF_UNIX sockets with SCM_RIGHTS, which java.nio's UnixDomainSocketAddress channels cannot send.
+ * Used for the console socket protocol callers implement (go-runc socket.go: one sendmsg carrying the
+ * pty name as data and exactly one descriptor as ancillary data).
+ * Layouts: struct msghdr (56 bytes), struct cmsghdr (16 bytes + data), struct sockaddr_un (110 bytes).
+ */
+public final class UnixSockets {
+    private UnixSockets() {}
+
+    public static final int AF_UNIX = 1, SOCK_STREAM = 1, SOCK_SEQPACKET = 5, SOCK_CLOEXEC = 02000000;
+    private static final int SOL_SOCKET = 1, SCM_RIGHTS = 1;
+    private static final int SUN_PATH_MAX = 108;
+
+    private static final MethodHandle SOCKET = Downcall.capturing("socket",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle CONNECT = Downcall.capturing("connect",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle BIND = Downcall.capturing("bind",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle LISTEN = Downcall.capturing("listen",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle ACCEPT4 = Downcall.capturing("accept4",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle SENDMSG = Downcall.capturing("sendmsg",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle RECVMSG = Downcall.capturing("recvmsg",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle SOCKETPAIR = Downcall.capturing("socketpair",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+
+    public static int connect(String path) {
+        int fd = Calls.checked(SOCKET, "socket", path, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        try (Arena arena = Arena.ofConfined()) {
+            Calls.checked(CONNECT, "connect", path, fd, address(arena, path), (int) 110);
+            return fd;
+        } catch (RuntimeException e) {
+            FileDescriptors.closeQuietly(fd);
+            throw e;
+        }
+    }
+
+    /** A listening stream socket bound to {@code path}. */
+    public static int listen(String path) {
+        int fd = Calls.checked(SOCKET, "socket", path, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        try (Arena arena = Arena.ofConfined()) {
+            Calls.checked(BIND, "bind", path, fd, address(arena, path), (int) 110);
+            Calls.checked(LISTEN, "listen", path, fd, 16);
+            return fd;
+        } catch (RuntimeException e) {
+            FileDescriptors.closeQuietly(fd);
+            throw e;
+        }
+    }
+
+    public static int accept(int listener) {
+        return Calls.checked(ACCEPT4, "accept4", "fd " + listener, listener, MemorySegment.NULL,
+                MemorySegment.NULL, SOCK_CLOEXEC);
+    }
+
+    /** {a, b}: a connected pair. */
+    public static int[] pair(int type) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment fds = arena.allocate(JAVA_INT, 2);
+            Calls.checked(SOCKETPAIR, "socketpair", null, AF_UNIX, type | SOCK_CLOEXEC, 0, fds);
+            return new int[] {fds.getAtIndex(JAVA_INT, 0), fds.getAtIndex(JAVA_INT, 1)};
+        }
+    }
+
+    private static MemorySegment address(Arena arena, String path) {
+        byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length >= SUN_PATH_MAX) {
+            throw new IllegalArgumentException("socket path too long (" + bytes.length + " bytes): " + path);
+        }
+        MemorySegment addr = arena.allocate(110, 2);
+        addr.set(JAVA_SHORT, 0, (short) AF_UNIX);
+        MemorySegment.copy(bytes, 0, addr, JAVA_BYTE, 2, bytes.length);
+        return addr;
+    }
+
+    /** One sendmsg: {@code data} as the payload and {@code fd} as the single SCM_RIGHTS descriptor. */
+    public static void sendWithFd(int socket, byte[] data, int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment payload = arena.allocate(Math.max(1, data.length));
+            MemorySegment.copy(data, 0, payload, JAVA_BYTE, 0, data.length);
+            MemorySegment iov = arena.allocate(16, 8);
+            iov.set(ADDRESS, 0, payload);
+            iov.set(JAVA_LONG, 8, data.length);
+            MemorySegment control = arena.allocate(24, 8); // CMSG_SPACE(sizeof(int))
+            control.set(JAVA_LONG, 0, 20);                  // CMSG_LEN(sizeof(int))
+            control.set(JAVA_INT, 8, SOL_SOCKET);
+            control.set(JAVA_INT, 12, SCM_RIGHTS);
+            control.set(JAVA_INT, 16, fd);
+            MemorySegment msg = message(arena, iov, control, 24);
+            Calls.checked(SENDMSG, "sendmsg", "fd " + socket, socket, msg, 0);
+        }
+    }
+
+    /** What {@link #receiveWithFd} got: the payload and the descriptor (-1 if none came). */
+    public record Received(byte[] data, int fd) {}
+
+    public static Received receiveWithFd(int socket, int maxData) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment payload = arena.allocate(maxData);
+            MemorySegment iov = arena.allocate(16, 8);
+            iov.set(ADDRESS, 0, payload);
+            iov.set(JAVA_LONG, 8, maxData);
+            MemorySegment control = arena.allocate(64, 8);
+            MemorySegment msg = message(arena, iov, control, 64);
+            int n = Calls.checked(RECVMSG, "recvmsg", "fd " + socket, socket, msg, 0x40000000 /* MSG_CMSG_CLOEXEC */);
+            long controlLength = msg.get(JAVA_LONG, 40);
+            int fd = -1;
+            if (controlLength >= 20 && control.get(JAVA_INT, 8) == SOL_SOCKET && control.get(JAVA_INT, 12) == SCM_RIGHTS) {
+                fd = control.get(JAVA_INT, 16);
+            }
+            byte[] data = new byte[n];
+            MemorySegment.copy(payload, JAVA_BYTE, 0, data, 0, n);
+            return new Received(data, fd);
+        }
+    }
+
+    private static MemorySegment message(Arena arena, MemorySegment iov, MemorySegment control, long controlLength) {
+        MemorySegment msg = arena.allocate(56, 8);
+        msg.set(ADDRESS, 16, iov);
+        msg.set(JAVA_LONG, 24, 1);
+        msg.set(ADDRESS, 32, control);
+        msg.set(JAVA_LONG, 40, controlLength);
+        return msg;
+    }
+}
