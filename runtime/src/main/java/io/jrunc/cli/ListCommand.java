@@ -1,0 +1,73 @@
+package io.jrunc.cli;
+
+import io.jrunc.runtime.Container;
+import io.jrunc.runtime.ContainerException;
+import io.jrunc.spec.Json;
+import io.jrunc.spec.RuncState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+@Command(name = "list", aliases = "ls", description = "lists containers started by jrunc with the given root")
+final class ListCommand implements Callable<Integer> {
+    @ParentCommand Main main;
+
+    @Option(names = {"-f", "--format"}, description = "select one of: table or json (default: \"table\")")
+    String format = "table";
+
+    @Option(names = {"-q", "--quiet"}, description = "display only container IDs")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws IOException {
+        main.configure();
+        if (!format.equals("table") && !format.equals("json")) {
+            throw new ContainerException("invalid format option");
+        }
+        List<RuncState> states = new ArrayList<>();
+        List<String> owners = new ArrayList<>();
+        if (Files.isDirectory(main.root)) {
+            try (Stream<Path> dirs = Files.list(main.root)) {
+                for (Path dir : dirs.sorted().toList()) {
+                    if (!Files.isRegularFile(dir.resolve("state.json"))) {
+                        continue;
+                    }
+                    try (Container c = Container.load(main.root, dir.getFileName().toString())) {
+                        states.add(c.runcState());
+                        owners.add(Files.getOwner(dir).getName());
+                    } catch (ContainerException e) {
+                        // deleted while listing
+                    }
+                }
+            }
+        }
+        if (quiet) {
+            states.forEach(s -> System.out.println(s.id()));
+        } else if (format.equals("json")) {
+            List<RuncState> withOwner = new ArrayList<>();
+            for (int i = 0; i < states.size(); i++) {
+                RuncState s = states.get(i);
+                withOwner.add(new RuncState(s.ociVersion(), s.id(), s.pid(), s.status(), s.bundle(), s.rootfs(),
+                        s.created(), s.annotations(), owners.get(i)));
+            }
+            System.out.println(withOwner.isEmpty() ? "null" : Json.write(withOwner));
+        } else {
+            Table table = new Table("ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER");
+            for (int i = 0; i < states.size(); i++) {
+                RuncState s = states.get(i);
+                table.row(s.id(), Integer.toString(s.pid()), s.status().toString().toLowerCase(), s.bundle(),
+                        Json.write(s.created()).replace("\"", ""), owners.get(i));
+            }
+            System.out.print(table);
+        }
+        System.out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,244 @@
+package io.jrunc.runtime;
+
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.Processes;
+import io.jrunc.cgroups.Cgroup;
+import io.jrunc.cgroups.CgroupException;
+import io.jrunc.spec.ContainerStatus;
+import io.jrunc.spec.Json;
+import io.jrunc.spec.RuncState;
+import io.jrunc.spec.State;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+
+/**
+ * An existing container, loaded from its state directory and locked for the duration of one
+ * command. Status is derived on every load, as runc does: the init process gone (or replaced, by
+ * start time) means stopped; the exec FIFO still present means created; otherwise running.
+ */
+public final class Container implements AutoCloseable {
+    private final ContainerDirectory dir;
+    private final ContainerState state;
+
+    private Container(ContainerDirectory dir, ContainerState state) {
+        this.dir = dir;
+        this.state = state;
+    }
+
+    public static Container load(Path root, String id) {
+        ContainerId.validate(id);
+        ContainerDirectory dir = ContainerDirectory.open(root, id);
+        try {
+            return new Container(dir, dir.read());
+        } catch (RuntimeException e) {
+            dir.close();
+            throw e;
+        }
+    }
+
+    static Container of(ContainerDirectory dir, ContainerState state) {
+        return new Container(dir, state);
+    }
+
+    public ContainerState state() {
+        return state;
+    }
+
+    public Path stateDirectory() {
+        return dir.path();
+    }
+
+    public String id() {
+        return state.id();
+    }
+
+    public Status status() {
+        if (state.pid() <= 0 || !ProcStat.isSameLiveProcess(state.pid(), state.pidStartTime())) {
+            return Status.STOPPED;
+        }
+        if (Files.exists(dir.execFifo())) {
+            return Status.CREATED;
+        }
+        return Status.RUNNING;
+    }
+
+    /** The caller-facing state (runc's `state` output). */
+    public RuncState runcState() {
+        Status status = status();
+        return new RuncState(state.config().ociVersion(), state.id(), status == Status.STOPPED ? 0 : state.pid(),
+                ContainerStatus.valueOf(status.name()), state.bundle(), state.rootfs(), Instant.parse(state.created()),
+                state.annotations(), state.owner());
+    }
+
+    /** The OCI state document hooks receive on stdin. */
+    public byte[] ociStateJson() {
+        Status status = status();
+        State s = new State(state.config().ociVersion(), state.id(), ContainerStatus.valueOf(status.name()),
+                status == Status.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
+        try {
+            return Json.writer().writeValueAsBytes(s);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Releases the process waiting at the exec gate: opening the FIFO for reading unblocks its pending
+     * open for writing; EOF follows when the program exec'd (the write end is close-on-exec).
+     */
+    public void start() {
+        switch (status()) {
+            case STOPPED -> throw new ContainerException("cannot start a container that has stopped");
+            case RUNNING, PAUSED -> throw new ContainerException("cannot start an already running container");
+            case CREATED -> { }
+        }
+        Hooks.startContainer(this);
+        int fd = FileDescriptors.open(dir.execFifo().toString(),
+                FileDescriptors.O_RDONLY | FileDescriptors.O_NONBLOCK | FileDescriptors.O_CLOEXEC);
+        try {
+            while (true) {
+                short ev = FileDescriptors.poll(fd, FileDescriptors.POLLIN, 100);
+                if ((ev & (FileDescriptors.POLLHUP | FileDescriptors.POLLIN)) != 0) {
+                    byte[] buf = new byte[1];
+                    int n;
+                    try {
+                        n = FileDescriptors.read(fd, buf, 1);
+                    } catch (ErrnoException e) {
+                        if (e.is(Errno.EAGAIN)) {
+                            continue;
+                        }
+                        throw e;
+                    }
+                    if (n == 0) {
+                        break;
+                    }
+                }
+                if (!ProcStat.isSameLiveProcess(state.pid(), state.pidStartTime())) {
+                    break;
+                }
+            }
+        } finally {
+            FileDescriptors.close(fd);
+        }
+        try {
+            Files.deleteIfExists(dir.execFifo());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (!ProcStat.isSameLiveProcess(state.pid(), state.pidStartTime())) {
+            throw new ContainerException("container init exited before starting its process");
+        }
+        Hooks.poststart(this);
+    }
+
+    /** Sends {@code signal} to the init process, or with {@code all} to every process of the cgroup. */
+    public void kill(int signal, boolean all) {
+        Status status = status();
+        if (all) {
+            for (long pid : processes()) {
+                try {
+                    Processes.kill((int) pid, signal);
+                } catch (ErrnoException e) {
+                    if (!e.is(Errno.ESRCH)) {
+                        throw e;
+                    }
+                }
+            }
+            return;
+        }
+        if (status == Status.STOPPED) {
+            throw ContainerException.notRunning();
+        }
+        try {
+            Processes.kill(state.pid(), signal);
+        } catch (ErrnoException e) {
+            if (e.is(Errno.ESRCH)) {
+                throw ContainerException.notRunning();
+            }
+            throw e;
+        }
+    }
+
+    /** runc's delete: stopped → destroy; created → kill and destroy; running needs --force. */
+    public void delete(boolean force) {
+        Status status = status();
+        switch (status) {
+            case STOPPED -> { }
+            case CREATED -> killAndWait();
+            case RUNNING, PAUSED -> {
+                if (!force) {
+                    throw new ContainerException("cannot delete container " + state.id() + " that is not stopped: "
+                            + status.wire());
+                }
+                killAndWait();
+            }
+        }
+        destroy();
+    }
+
+    private void killAndWait() {
+        try {
+            Processes.kill(state.pid(), 9);
+        } catch (ErrnoException e) {
+            if (!e.is(Errno.ESRCH)) {
+                throw e;
+            }
+        }
+        for (int i = 0; i < 100 && ProcStat.isSameLiveProcess(state.pid(), state.pidStartTime()); i++) {
+            sleep(i < 10 ? 2 : 100);
+        }
+    }
+
+    /** Removes everything the container left: its remaining processes' cgroup, its state, then poststop. */
+    void destroy() {
+        byte[] stoppedState = ociStateJson();
+        Cgroup cgroup = cgroup();
+        try {
+            if (!cgroup.isEmpty()) {
+                for (long pid : cgroup.processes()) {
+                    try {
+                        Processes.kill((int) pid, 9);
+                    } catch (ErrnoException ignored) {
+                        // gone already
+                    }
+                }
+            }
+            cgroup.destroy();
+        } catch (CgroupException e) {
+            throw new ContainerException("removing cgroup: " + e.getMessage(), e);
+        }
+        dir.remove();
+        Hooks.poststop(this, stoppedState);
+    }
+
+    /** Host pids of every process in the container's cgroup. */
+    public java.util.List<Long> processes() {
+        try {
+            return cgroup().processes();
+        } catch (CgroupException e) {
+            throw new ContainerException("reading cgroup processes: " + e.getMessage(), e);
+        }
+    }
+
+    Cgroup cgroup() {
+        return Cgroup.open(state.cgroup());
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        dir.close();
+    }
+}

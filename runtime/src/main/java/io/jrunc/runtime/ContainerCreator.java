@@ -1,0 +1,208 @@
+package io.jrunc.runtime;
+
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.UnixSockets;
+import io.jrunc.cgroups.Cgroup;
+import io.jrunc.cgroups.CgroupException;
+import io.jrunc.cgroups.CgroupsPath;
+import io.jrunc.cgroups.ChildPlacement;
+import io.jrunc.runtime.init.ContainerFinisher;
+import io.jrunc.runtime.init.ContainerInit;
+import io.jrunc.runtime.init.ExecutableLookup;
+import io.jrunc.runtime.init.NamespacePlan;
+import io.jrunc.runtime.init.SpawnThread;
+import io.jrunc.spec.Spec;
+import io.jrunc.spec.SpecException;
+import io.jrunc.spec.SpecLoader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+
+/**
+ * `create`: validates the bundle, then builds the container and leaves its process waiting at the
+ * exec gate, in its namespaces and cgroup, with the state written and the pid file in place.
+ *
+ * <p>Either the whole container exists afterwards or nothing does: any failure kills the process,
+ * removes the cgroup and the state directory (with the FIFO in it) before the error is reported.
+ * Mounts need no undoing; they live only in the container's mount namespace, which dies with its
+ * last process.
+ */
+public final class ContainerCreator {
+    private ContainerCreator() {}
+
+    private static final long SPAWN_TIMEOUT_MILLIS = 60_000;
+
+    public static Container create(Path root, CreateOptions options, boolean systemdCgroup) {
+        ContainerId.validate(options.id());
+        Path bundle = options.bundle().toAbsolutePath().normalize();
+        if (!Files.isDirectory(bundle)) {
+            throw new ContainerException("chdir " + bundle + ": no such file or directory");
+        }
+        Spec spec = load(bundle);
+        refuseUnsupported(spec, systemdCgroup);
+        boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
+        if (terminal && options.consoleSocket() == null) {
+            throw new ContainerException("cannot allocate tty if runc will detach without setting console socket");
+        }
+        if (!terminal && options.consoleSocket() != null) {
+            throw new ContainerException("cannot use console socket if runc will not detach or allocate tty");
+        }
+        Path rootfs;
+        try {
+            rootfs = bundle.resolve(spec.root().path()).toRealPath();
+        } catch (IOException e) {
+            throw new ContainerException("rootfs (" + bundle.resolve(spec.root().path()) + ") does not exist");
+        }
+        NamespacePlan namespaces;
+        try {
+            namespaces = NamespacePlan.of(spec);
+        } catch (IllegalArgumentException e) {
+            throw new ContainerException(e.getMessage());
+        }
+
+        ContainerDirectory dir = ContainerDirectory.create(root, options.id());
+        Cgroup cgroup = null;
+        int consoleFd = -1;
+        int pid = -1;
+        ChildPlacement placement = null;
+        try {
+            cgroup = Cgroup.create(CgroupsPath.of(spec.linux() == null ? null : spec.linux().cgroupsPath(),
+                    options.id(), systemdCgroup));
+            Path fifo = dir.execFifo();
+            FileDescriptors.mkfifo(fifo.toString(), 0622);
+            Files.setPosixFilePermissions(fifo, PosixFilePermissions.fromString("rw--w--w-"));
+            int uid = spec.process().user() == null || spec.process().user().uid() == null ? 0
+                    : spec.process().user().uid().intValue();
+            int gid = spec.process().user() == null || spec.process().user().gid() == null ? 0
+                    : spec.process().user().gid().intValue();
+            FileDescriptors.chown(fifo.toString(), uid, gid);
+            if (options.consoleSocket() != null) {
+                consoleFd = UnixSockets.connect(options.consoleSocket().toString());
+            }
+
+            ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, options.noPivot(),
+                    consoleFd, options.preserveFds());
+            SpawnThread thread = new SpawnThread("jrunc-init", init).start();
+            try {
+                pid = thread.awaitChild(SPAWN_TIMEOUT_MILLIS);
+            } finally {
+                placement = init.placement();
+                if (placement != null) {
+                    placement.close();
+                    placement = null;
+                }
+            }
+            ContainerFinisher.finish(spec, pid, init.prepared());
+            Rlimits.apply(pid, uid, gid, spec.process().rlimits());
+            if (spec.process().oomScoreAdj() != null) {
+                Files.writeString(Path.of("/proc", Integer.toString(pid), "oom_score_adj"),
+                        spec.process().oomScoreAdj().toString());
+            }
+            ProcStat stat = ProcStat.read(pid);
+            if (stat == null || !stat.alive()) {
+                throw new ContainerException("container init exited during create");
+            }
+            ContainerState state = new ContainerState(options.id(), pid, stat.startTime(), bundle.toString(),
+                    rootfs.toString(), Instant.now().toString(), "", spec.annotations(), spec, cgroup.location());
+            dir.write(state);
+            Container container = Container.of(dir, state);
+            Hooks.created(container);
+            if (options.pidFile() != null) {
+                PidFile.write(options.pidFile(), pid);
+            }
+            return container;
+        } catch (Throwable t) {
+            undo(dir, cgroup, pid, placement);
+            throw failure(t);
+        } finally {
+            FileDescriptors.closeQuietly(consoleFd);
+        }
+    }
+
+    static Spec load(Path bundle) {
+        if (!Files.isRegularFile(bundle.resolve(SpecLoader.CONFIG_FILE))) {
+            throw new ContainerException("JSON specification file config.json not found");
+        }
+        try {
+            return SpecLoader.load(bundle);
+        } catch (SpecException e) {
+            throw new ContainerException(e.getMessage());
+        }
+    }
+
+    /** Settings jrunc cannot honour yet are refused: security settings are never silently ignored. */
+    static void refuseUnsupported(Spec spec, boolean systemdCgroup) {
+        if (spec.linux() != null && spec.linux().seccomp() != null) {
+            throw new ContainerException("linux.seccomp: seccomp is not supported by jrunc yet");
+        }
+        if (spec.linux() != null && spec.linux().uidMappings() != null && !spec.linux().uidMappings().isEmpty()) {
+            throw new ContainerException("linux.uidMappings: user namespaces are not supported by jrunc yet");
+        }
+        if (systemdCgroup) {
+            throw new ContainerException("--systemd-cgroup: systemd cgroup management is not supported by jrunc yet");
+        }
+        if (spec.process() == null) {
+            throw new ContainerException("process: must be set");
+        }
+    }
+
+    private static void undo(ContainerDirectory dir, Cgroup cgroup, int pid, ChildPlacement placement) {
+        if (placement != null) {
+            try {
+                placement.close();
+            } catch (CgroupException | RuntimeException ignored) {
+                // best effort; the cgroup removal below reports what is left
+            }
+        }
+        if (pid > 0) {
+            try {
+                Processes.kill(pid, 9);
+                Processes.waitpid(pid, 0);
+            } catch (ErrnoException ignored) {
+                // already gone
+            }
+        }
+        if (cgroup != null) {
+            try {
+                cgroup.destroy();
+            } catch (CgroupException | RuntimeException e) {
+                Log.warn("removing cgroup after failed create: " + e.getMessage());
+            }
+        }
+        dir.remove();
+        dir.close();
+    }
+
+    /** The caller's view of a create failure, in runc's words where callers match them. */
+    static ContainerException failure(Throwable t) {
+        if (t instanceof ContainerException c) {
+            return c;
+        }
+        if (t instanceof ExecutableLookup.ExecutableNotFound e) {
+            return new ContainerException("unable to start container process: " + e.getMessage(), e);
+        }
+        if (t instanceof ErrnoException e) {
+            return new ContainerException("unable to start container process: error during container init: "
+                    + e.goStyle(), e);
+        }
+        if (t instanceof CgroupException e) {
+            return new ContainerException("unable to apply cgroup configuration: " + e.getMessage(), e);
+        }
+        if (t instanceof IllegalArgumentException e) {
+            return new ContainerException(e.getMessage(), e);
+        }
+        if (t instanceof UncheckedIOException e) {
+            return new ContainerException("unable to start container process: " + e.getMessage(), e);
+        }
+        if (t instanceof NoSuchFileException e) {
+            return new ContainerException("no such file or directory: " + e.getFile(), e);
+        }
+        return new ContainerException("unable to start container process: " + t, t);
+    }
+}

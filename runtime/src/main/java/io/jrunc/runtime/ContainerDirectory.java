@@ -1,0 +1,141 @@
+package io.jrunc.runtime;
+
+import io.jrunc.spec.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * ROOT/ID: a container's state directory. Creating it is the atomic step that decides which of two
+ * concurrent creates of one ID wins (mkdir either succeeds or fails with EEXIST). Every command that
+ * changes a container holds an exclusive lock on ROOT/ID/lock while it works.
+ */
+public final class ContainerDirectory implements AutoCloseable {
+    public static final Path DEFAULT_ROOT = Path.of("/run/jrunc");
+
+    private final Path dir;
+    private FileChannel lockChannel;
+    private FileLock lock;
+
+    private ContainerDirectory(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Creates ROOT/ID exclusively (and ROOT if needed) and locks it. */
+    public static ContainerDirectory create(Path root, String id) {
+        try {
+            Files.createDirectories(root);
+            Path dir = root.resolve(id);
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+            ContainerDirectory d = new ContainerDirectory(dir);
+            d.lock();
+            return d;
+        } catch (FileAlreadyExistsException e) {
+            throw ContainerException.exists();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Opens and locks ROOT/ID of an existing container. */
+    public static ContainerDirectory open(Path root, String id) {
+        Path dir = root.resolve(id);
+        if (!Files.isRegularFile(dir.resolve("state.json"))) {
+            throw ContainerException.notExists();
+        }
+        ContainerDirectory d = new ContainerDirectory(dir);
+        d.lock();
+        if (!Files.isRegularFile(dir.resolve("state.json"))) {
+            d.close(); // deleted while we waited for the lock
+            throw ContainerException.notExists();
+        }
+        return d;
+    }
+
+    private void lock() {
+        try {
+            lockChannel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            lock = lockChannel.lock();
+        } catch (NoSuchFileException e) {
+            throw ContainerException.notExists();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Path path() {
+        return dir;
+    }
+
+    public Path execFifo() {
+        return dir.resolve("exec.fifo");
+    }
+
+    public ContainerState read() {
+        try {
+            return Json.reader().forType(ContainerState.class).readValue(dir.resolve("state.json").toFile());
+        } catch (NoSuchFileException e) {
+            throw ContainerException.notExists();
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading state of " + dir.getFileName(), e);
+        }
+    }
+
+    /** Writes state.json atomically (temporary file and rename), so readers never see half a file. */
+    public void write(ContainerState state) {
+        Path tmp = dir.resolve(".state.json.tmp");
+        try {
+            Files.write(tmp, Json.writer().writeValueAsBytes(state));
+            try {
+                Files.move(tmp, dir.resolve("state.json"), StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, dir.resolve("state.json"), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing state of " + dir.getFileName(), e);
+        }
+    }
+
+    /** Removes the whole directory. */
+    public void remove() {
+        removeTree(dir);
+    }
+
+    public static void removeTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("removing " + dir, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (lock != null && lock.isValid()) {
+                lock.release();
+            }
+            if (lockChannel != null) {
+                lockChannel.close();
+            }
+        } catch (IOException ignored) {
+            // the lock goes with the descriptor anyway
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.jrunc.runtime;
+
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.UnixSockets;
+import io.jrunc.cgroups.ChildPlacement;
+import io.jrunc.runtime.init.ExecInit;
+import io.jrunc.runtime.init.SpawnThread;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+
+/**
+ * `exec`: a new process in a running container, created like the container's own (spawning thread,
+ * gate), so it is in the container's cgroup, with its rlimits, before it runs a single instruction.
+ */
+public final class ContainerExec {
+    private ContainerExec() {}
+
+    /** Runs the exec; returns the exit status for a foreground exec, 0 for a detached one. */
+    public static int exec(Container container, ExecOptions options) throws Exception {
+        Status status = container.status();
+        if (status == Status.STOPPED) {
+            throw new ContainerException("cannot exec in a stopped container");
+        }
+        if (status == Status.PAUSED && !options.ignorePaused()) {
+            throw new ContainerException("cannot exec in a paused container (use --ignore-paused to override)");
+        }
+        boolean terminal = Boolean.TRUE.equals(options.process().terminal());
+        if (terminal && options.consoleSocket() == null && options.detach()) {
+            throw new ContainerException("cannot allocate tty if runc will detach without setting console socket");
+        }
+        if (terminal && options.consoleSocket() == null) {
+            throw new ContainerException("exec --tty without --console-socket is not supported by jrunc yet");
+        }
+        Path fifo = container.stateDirectory().resolve("exec-" + UUID.randomUUID() + ".fifo");
+        int gateFd = -1;
+        int consoleFd = -1;
+        int pid = -1;
+        try {
+            FileDescriptors.mkfifo(fifo.toString(), 0622);
+            FileDescriptors.chown(fifo.toString(), uid(options), gid(options));
+            Files.setPosixFilePermissions(fifo, java.nio.file.attribute.PosixFilePermissions.fromString("rw--w--w-"));
+            gateFd = FileDescriptors.open(fifo.toString(), FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC);
+            if (options.consoleSocket() != null) {
+                consoleFd = UnixSockets.connect(options.consoleSocket().toString());
+            }
+            ExecInit init = new ExecInit(container.state().pid(), options.process(), container.cgroup(), gateFd,
+                    consoleFd, options.preserveFds());
+            SpawnThread thread = new SpawnThread("jrunc-exec", init).start();
+            try {
+                pid = thread.awaitChild(60_000);
+            } finally {
+                ChildPlacement placement = init.placement();
+                if (placement != null) {
+                    placement.close();
+                }
+            }
+            Rlimits.apply(pid, uid(options), gid(options), options.process().rlimits());
+            if (options.pidFile() != null) {
+                PidFile.write(options.pidFile(), pid);
+            }
+            ForegroundProcess foreground = options.detach() ? null : ForegroundProcess.forwardSignalsTo(pid);
+            release(fifo, pid);
+            return foreground == null ? 0 : foreground.waitForExit();
+        } catch (Exception | Error e) {
+            if (pid > 0) {
+                try {
+                    Processes.kill(pid, 9);
+                    Processes.waitpid(pid, 0);
+                } catch (ErrnoException ignored) {
+                    // gone
+                }
+            }
+            throw ContainerCreator.failure(e);
+        } finally {
+            FileDescriptors.closeQuietly(gateFd);
+            FileDescriptors.closeQuietly(consoleFd);
+            try {
+                Files.deleteIfExists(fifo);
+            } catch (IOException ignored) {
+                // the state directory goes with delete
+            }
+        }
+    }
+
+    /** Opens the gate and waits until the process exec'd (EOF) or died. */
+    private static void release(Path fifo, int pid) {
+        int fd = FileDescriptors.open(fifo.toString(),
+                FileDescriptors.O_RDONLY | FileDescriptors.O_NONBLOCK | FileDescriptors.O_CLOEXEC);
+        try {
+            byte[] buf = new byte[1];
+            while (true) {
+                short ev = FileDescriptors.poll(fd, FileDescriptors.POLLIN, 100);
+                if ((ev & FileDescriptors.POLLHUP) != 0) {
+                    return;
+                }
+                if ((ev & FileDescriptors.POLLIN) != 0 && FileDescriptors.read(fd, buf, 1) == 0) {
+                    return;
+                }
+                ProcStat stat = ProcStat.read(pid);
+                if (stat == null || !stat.alive()) {
+                    return;
+                }
+            }
+        } finally {
+            FileDescriptors.close(fd);
+        }
+    }
+
+    private static int uid(ExecOptions o) {
+        return o.process().user() == null || o.process().user().uid() == null ? 0 : o.process().user().uid().intValue();
+    }
+
+    private static int gid(ExecOptions o) {
+        return o.process().user() == null || o.process().user().gid() == null ? 0 : o.process().user().gid().intValue();
+    }
+}

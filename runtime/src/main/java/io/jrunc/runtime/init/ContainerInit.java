@@ -1,0 +1,144 @@
+package io.jrunc.runtime.init;
+
+import static io.jrunc.bindings.Namespaces.*;
+
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.FsContext;
+import io.jrunc.bindings.Mounts;
+import io.jrunc.bindings.Namespaces;
+import io.jrunc.bindings.Terminals;
+import io.jrunc.bindings.UnixSockets;
+import io.jrunc.bindings.Uts;
+import io.jrunc.cgroups.Cgroup;
+import io.jrunc.cgroups.ChildPlacement;
+import io.jrunc.spec.Spec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What the container thread does for `create`, in order (process-model.md section 1):
+ * own fs context; join namespaces given by path; enter the cgroup (so a new cgroup namespace is rooted
+ * there); create the other namespaces; build the rootfs and pivot_root; hostname; the process's
+ * executable and cwd; the terminal; credentials; then spawn behind the exec gate.
+ *
+ * <p>The pid namespace is unshared last: from then on the thread may not create threads, and it
+ * applies to the next child, which becomes PID 1.
+ */
+public final class ContainerInit implements SpawnThread.Body {
+    private final Spec spec;
+    private final Path rootfs;
+    private final Path execFifo;
+    private final NamespacePlan namespaces;
+    private final Cgroup cgroup;
+    private final boolean noPivot;
+    private final int consoleSocket;
+    private final int preserveFds;
+    private final AtomicReference<ChildPlacement> placement = new AtomicReference<>();
+    private volatile RootfsBuilder.Prepared prepared;
+
+    public ContainerInit(Spec spec, Path rootfs, Path execFifo, NamespacePlan namespaces, Cgroup cgroup,
+            boolean noPivot, int consoleSocket, int preserveFds) {
+        this.spec = spec;
+        this.rootfs = rootfs;
+        this.execFifo = execFifo;
+        this.namespaces = namespaces;
+        this.cgroup = cgroup;
+        this.noPivot = noPivot;
+        this.consoleSocket = consoleSocket;
+        this.preserveFds = preserveFds;
+    }
+
+    /** What the rootfs step left for the finisher; valid once the child exists. */
+    public RootfsBuilder.Prepared prepared() {
+        return prepared;
+    }
+
+    /** The cgroup placement of the spawning thread, to be undone by the creating thread. */
+    public ChildPlacement placement() {
+        return placement.get();
+    }
+
+    @Override
+    public int run(SpawnThread self) throws Exception {
+        FsContext.unshare();
+        for (NamespacePlan.Join join : namespaces.joins()) {
+            int fd = FileDescriptors.open(join.path(), FileDescriptors.O_RDONLY | FileDescriptors.O_CLOEXEC);
+            try {
+                Namespaces.setns(fd, join.flag(), join.path());
+            } finally {
+                FileDescriptors.close(fd);
+            }
+        }
+        placement.set(cgroup.placeForChildren(self.tid()));
+        int later = CLONE_NEWPID | CLONE_NEWTIME;
+        int now = namespaces.create() & ~later;
+        if (now != 0) {
+            Namespaces.unshare(now);
+        }
+        if (!namespaces.has(CLONE_NEWNS)) {
+            throw new IllegalArgumentException("linux.namespaces: a mount namespace is required");
+        }
+
+        CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(), namespaces.creates(CLONE_NEWCGROUP));
+        prepared = new RootfsBuilder(spec, rootfs, cgroupMounts).prepare(noPivot, execFifo);
+
+        if (spec.hostname() != null && !spec.hostname().isEmpty()) {
+            requireUts("hostname");
+            Uts.sethostname(spec.hostname());
+        }
+        if (spec.domainname() != null && !spec.domainname().isEmpty()) {
+            requireUts("domainname");
+            Uts.setdomainname(spec.domainname());
+        }
+
+        ProcessSetup setup = ProcessSetup.of(spec.process(), preserveFds);
+        String slave = null;
+        if (setup.request().terminal()) {
+            slave = openConsole(setup);
+        }
+        if (namespaces.creates(CLONE_NEWPID) || namespaces.creates(CLONE_NEWTIME)) {
+            Namespaces.unshare(namespaces.create() & later);
+        }
+        FsContext.umask(setup.request().umask());
+        setup.credentials().apply();
+        self.spawning();
+        return ProcessLauncher.spawn(setup.request(), new ProcessLauncher.Gate(prepared.gatePath(), -1), slave);
+    }
+
+    private void requireUts(String field) {
+        if (!namespaces.has(CLONE_NEWUTS)) {
+            throw new IllegalArgumentException(field + ": unable to set " + field
+                    + " without a private UTS namespace");
+        }
+    }
+
+    /**
+     * Opens a pty in the container's devpts, binds its slave on /dev/console, and sends the master to
+     * the caller's console socket (one message: the pty name as data, the fd as SCM_RIGHTS).
+     */
+    private String openConsole(ProcessSetup setup) {
+        Terminals.Pty pty = Terminals.open();
+        try {
+            if (spec.process().consoleSize() != null) {
+                var size = spec.process().consoleSize();
+                Terminals.setSize(pty.master(), size.height() == null ? 0 : size.height(),
+                        size.width() == null ? 0 : size.width());
+            }
+            Path console = Path.of("/dev/console");
+            if (Files.isDirectory(Path.of("/dev"))) {
+                if (!Files.exists(console)) {
+                    Files.createFile(console);
+                }
+                Mounts.mount(pty.slavePath(), "/dev/console", null, Mounts.MS_BIND, null);
+            }
+            UnixSockets.sendWithFd(consoleSocket, pty.slavePath().getBytes(StandardCharsets.UTF_8), pty.master());
+            return pty.slavePath();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } finally {
+            FileDescriptors.closeQuietly(pty.master());
+        }
+    }
+}

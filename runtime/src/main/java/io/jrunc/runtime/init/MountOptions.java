@@ -1,0 +1,94 @@
+package io.jrunc.runtime.init;
+
+import static io.jrunc.bindings.Mounts.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A mount entry's "options" split the way mount(8) and runc do: flags for mount(2), propagation changes
+ * (applied by separate mount calls, as the kernel requires), and everything else joined into the data
+ * string the filesystem parses ("mode=755,size=65536k").
+ */
+public record MountOptions(long flags, List<Long> propagation, String data, boolean recursiveBind) {
+
+    private record Flag(boolean clear, long value) {}
+
+    private static final Map<String, Flag> FLAGS = Map.ofEntries(
+            Map.entry("async", new Flag(true, MS_SYNCHRONOUS)),
+            Map.entry("atime", new Flag(true, MS_NOATIME)),
+            Map.entry("bind", new Flag(false, MS_BIND)),
+            Map.entry("defaults", new Flag(false, 0)),
+            Map.entry("dev", new Flag(true, MS_NODEV)),
+            Map.entry("diratime", new Flag(true, MS_NODIRATIME)),
+            Map.entry("dirsync", new Flag(false, MS_DIRSYNC)),
+            Map.entry("exec", new Flag(true, MS_NOEXEC)),
+            Map.entry("mand", new Flag(false, MS_MANDLOCK)),
+            Map.entry("noatime", new Flag(false, MS_NOATIME)),
+            Map.entry("nodev", new Flag(false, MS_NODEV)),
+            Map.entry("nodiratime", new Flag(false, MS_NODIRATIME)),
+            Map.entry("noexec", new Flag(false, MS_NOEXEC)),
+            Map.entry("nomand", new Flag(true, MS_MANDLOCK)),
+            Map.entry("norelatime", new Flag(true, MS_RELATIME)),
+            Map.entry("nostrictatime", new Flag(true, MS_STRICTATIME)),
+            Map.entry("nosuid", new Flag(false, MS_NOSUID)),
+            Map.entry("nosymfollow", new Flag(false, MS_NOSYMFOLLOW)),
+            Map.entry("rbind", new Flag(false, MS_BIND | MS_REC)),
+            Map.entry("relatime", new Flag(false, MS_RELATIME)),
+            Map.entry("remount", new Flag(false, MS_REMOUNT)),
+            Map.entry("ro", new Flag(false, MS_RDONLY)),
+            Map.entry("rw", new Flag(true, MS_RDONLY)),
+            Map.entry("strictatime", new Flag(false, MS_STRICTATIME)),
+            Map.entry("suid", new Flag(true, MS_NOSUID)),
+            Map.entry("sync", new Flag(false, MS_SYNCHRONOUS)),
+            Map.entry("lazytime", new Flag(false, MS_LAZYTIME)),
+            Map.entry("nolazytime", new Flag(true, MS_LAZYTIME)));
+
+    private static final Map<String, Long> PROPAGATION = Map.of(
+            "private", MS_PRIVATE, "rprivate", MS_PRIVATE | MS_REC,
+            "slave", MS_SLAVE, "rslave", MS_SLAVE | MS_REC,
+            "shared", MS_SHARED, "rshared", MS_SHARED | MS_REC,
+            "unbindable", MS_UNBINDABLE, "runbindable", MS_UNBINDABLE | MS_REC);
+
+    /** Parses {@code options}; {@code where} names the config field for error messages. */
+    public static MountOptions parse(List<String> options, String where) {
+        long flags = 0;
+        List<Long> propagation = new ArrayList<>();
+        List<String> data = new ArrayList<>();
+        if (options != null) {
+            for (String option : options) {
+                Flag flag = FLAGS.get(option);
+                if (flag != null) {
+                    flags = flag.clear() ? flags & ~flag.value() : flags | flag.value();
+                } else if (PROPAGATION.containsKey(option)) {
+                    propagation.add(PROPAGATION.get(option));
+                } else if (option.equals("idmap") || option.equals("ridmap")) {
+                    throw new IllegalArgumentException(where + ": option " + option
+                            + " needs a user namespace, which jrunc does not support yet");
+                } else if (option.equals("tmpcopyup")) {
+                    // runc's extension: copy the image's content into a new tmpfs. Not supported yet;
+                    // refusing is better than silently giving an empty directory.
+                    throw new IllegalArgumentException(where + ": option tmpcopyup is not supported yet");
+                } else if (option.startsWith("r") && FLAGS.containsKey(option.substring(1))
+                        && !option.equals("rw") && !option.equals("ro") && !option.equals("rbind")) {
+                    // Recursive mount attributes (rro, rnosuid...) need mount_setattr(2).
+                    throw new IllegalArgumentException(where + ": recursive option " + option + " is not supported yet");
+                } else {
+                    data.add(option);
+                }
+            }
+        }
+        return new MountOptions(flags, List.copyOf(propagation), String.join(",", data),
+                (flags & (MS_BIND | MS_REC)) == (MS_BIND | MS_REC));
+    }
+
+    public boolean isBind() {
+        return (flags & MS_BIND) != 0;
+    }
+
+    /** Flags that need a second, remounting call on a bind mount (the kernel ignores them on MS_BIND). */
+    public long remountFlags() {
+        return flags & ~(MS_BIND | MS_REC | MS_REMOUNT);
+    }
+}

@@ -1,0 +1,49 @@
+package io.jrunc.runtime.init;
+
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.PosixSpawn;
+
+/**
+ * Spawns the container's program from the calling (prepared) thread with posix_spawn, behind a gate:
+ * the child's last file action opens a FIFO for writing, which blocks until the runtime opens it for
+ * reading (exec fifo, process-model.md section 2). The write end is close-on-exec, so the reader sees
+ * EOF exactly when the program has been exec'd.
+ *
+ * <p>File actions, in order: the pty slave as stdin/stdout/stderr (opened after setsid and without
+ * O_NOCTTY, so it becomes the controlling terminal); preserved descriptors 3..3+N-1 kept open; the
+ * working directory; every other descriptor closed (none of the JVM's reach the container); the gate.
+ * The gate descriptor must be opened at exactly the lowest free number, because glibc dup2()s it
+ * otherwise and dup2 drops close-on-exec.
+ */
+public final class ProcessLauncher {
+    private ProcessLauncher() {}
+
+    /**
+     * How the child reaches the gate FIFO: by a path inside its root ({@code opathFd} -1), or through an
+     * O_PATH descriptor of the runtime's, reopened via /proc/self/fd (needs the container's /proc).
+     */
+    public record Gate(String path, int opathFd) {}
+
+    /** Spawns and returns the pid; blocks until the gate is opened by a reader and the program exec'd. */
+    public static int spawn(SpawnRequest request, Gate gate, String ptySlave) {
+        int low = 3 + request.preserveFds();
+        try (PosixSpawn spawn = new PosixSpawn()) {
+            spawn.cleanSignals().newSession();
+            if (ptySlave != null) {
+                spawn.open(0, ptySlave, FileDescriptors.O_RDWR, 0).dup2(0, 1).dup2(0, 2);
+            }
+            for (int fd = 3; fd < low; fd++) {
+                spawn.dup2(fd, fd);
+            }
+            spawn.chdir(request.cwd());
+            int writeEnd = FileDescriptors.O_WRONLY | FileDescriptors.O_CLOEXEC;
+            if (gate.opathFd() < 0) {
+                spawn.closeFrom(low).open(low, gate.path(), writeEnd, 0);
+            } else {
+                spawn.dup2(gate.opathFd(), low).closeFrom(low + 1)
+                        .open(low + 1, "/proc/self/fd/" + low, writeEnd, 0).close(low);
+            }
+            return spawn.spawn(request.path(), request.args(), request.env());
+        }
+    }
+}

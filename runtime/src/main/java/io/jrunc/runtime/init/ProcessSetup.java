@@ -1,0 +1,44 @@
+package io.jrunc.runtime.init;
+
+import io.jrunc.spec.Process;
+import io.jrunc.spec.User;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The config's process turned into what the spawning thread needs, resolved on that thread (its root
+ * is the container's by then): the executable found on the container's PATH, the working directory
+ * created if missing (as runc does), the identity to switch to.
+ */
+public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials) {
+
+    private static final int DEFAULT_UMASK = 0022;
+
+    public static ProcessSetup of(Process process, int preserveFds) {
+        if (process == null || process.args() == null || process.args().isEmpty()) {
+            throw new IllegalArgumentException("process.args: must not be empty");
+        }
+        String cwd = process.cwd() == null || process.cwd().isEmpty() ? "/" : process.cwd();
+        try {
+            Files.createDirectories(Path.of(cwd));
+        } catch (IOException e) {
+            throw new UncheckedIOException("mkdir " + cwd, e);
+        }
+        String path = ExecutableLookup.resolve(process.args().getFirst(), process.env());
+        User user = process.user();
+        int uid = user == null || user.uid() == null ? 0 : user.uid().intValue();
+        int gid = user == null || user.gid() == null ? 0 : user.gid().intValue();
+        int umask = user == null || user.umask() == null ? DEFAULT_UMASK : user.umask().intValue();
+        List<Long> extra = user == null || user.additionalGids() == null ? List.of() : user.additionalGids();
+        int[] groups = extra.stream().mapToInt(Long::intValue).toArray();
+        SpawnRequest request = new SpawnRequest(path, process.args(),
+                process.env() == null ? List.of() : process.env(), cwd, umask, preserveFds,
+                Boolean.TRUE.equals(process.terminal()));
+        ProcessCredentials credentials = new ProcessCredentials(uid, gid, groups, process.capabilities(),
+                Boolean.TRUE.equals(process.noNewPrivileges()));
+        return new ProcessSetup(request, credentials);
+    }
+}

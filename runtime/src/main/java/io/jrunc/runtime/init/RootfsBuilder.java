@@ -1,0 +1,331 @@
+package io.jrunc.runtime.init;
+
+import static io.jrunc.bindings.Mounts.*;
+
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.FsContext;
+import io.jrunc.bindings.Mounts;
+import io.jrunc.bindings.StatFs;
+import io.jrunc.spec.LinuxDevice;
+import io.jrunc.spec.Mount;
+import io.jrunc.spec.Spec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds the container's root filesystem in the calling thread's private mount namespace and switches
+ * the thread's root to it. The sequence follows runc's (libcontainer/rootfs_linux.go) and
+ * shared/design/process-model.md: make the whole tree slave (or what rootfsPropagation asks) so nothing
+ * propagates back to the host, bind the rootfs onto itself, mount the config's mounts with their
+ * destinations resolved inside the rootfs, populate /dev, then pivot_root and detach the old root.
+ * Masked and read-only paths are applied by {@link #finish} after the switch, on container paths.
+ */
+public final class RootfsBuilder {
+    private final Spec spec;
+    private final Path rootfs;
+    private final CgroupMounts cgroupMounts;
+
+    public RootfsBuilder(Spec spec, Path rootfs, CgroupMounts cgroupMounts) {
+        this.spec = spec;
+        this.rootfs = rootfs;
+        this.cgroupMounts = cgroupMounts;
+    }
+
+    /** The default devices every container gets (runtime-spec config-linux.md "Default Devices"). */
+    private static final List<LinuxDevice> DEFAULT_DEVICES = List.of(
+            device("/dev/null", 1, 3), device("/dev/zero", 1, 5), device("/dev/full", 1, 7),
+            device("/dev/tty", 5, 0), device("/dev/random", 1, 8), device("/dev/urandom", 1, 9));
+
+    private static LinuxDevice device(String path, long major, long minor) {
+        return new LinuxDevice(path, "c", major, minor, 0666L, 0L, 0L);
+    }
+
+    /** A proc mount deferred until the container's pid 1 exists (see {@link ContainerFinisher}). */
+    public record ProcMount(String destination, MountOptions options) {}
+
+    /** What {@link #prepare} leaves for later: proc mounts and the container path of the exec gate. */
+    public record Prepared(List<ProcMount> procMounts, String gatePath) {}
+
+    private final List<ProcMount> procMounts = new ArrayList<>();
+
+    /**
+     * Everything up to and including the switch of root. {@code execFifo} is the host path of the exec
+     * FIFO: it is bound into a small tmpfs at the first proc destination so that the container process
+     * can open it by a path inside its root, and block there until start (the tmpfs is replaced by the
+     * real procfs before anything runs in the container).
+     */
+    public Prepared prepare(boolean noPivot, Path execFifo) {
+        long propagation = rootPropagation();
+        Mounts.mount(null, "/", null, propagation, null);
+        makeParentPrivate();
+        Mounts.mount(rootfs.toString(), rootfs.toString(), "bind", MS_BIND | MS_REC, null);
+        boolean devIsMounted = false;
+        if (spec.mounts() != null) {
+            for (int i = 0; i < spec.mounts().size(); i++) {
+                Mount m = spec.mounts().get(i);
+                mount(m, "mounts[" + i + "]");
+                if ("/dev".equals(clean(m.destination())) && !MountOptions.parse(m.options(), "").isBind()) {
+                    devIsMounted = true;
+                }
+            }
+        }
+        if (devIsMounted) {
+            createDevices();
+        }
+        createDevSymlinks();
+        if (procMounts.isEmpty()) {
+            throw new IllegalArgumentException("mounts: a proc mount is required");
+        }
+        String gate = procMounts.getFirst().destination() + "/.jrunc-exec.fifo";
+        Path gateHost = ScopedPath.resolve(rootfs, procMounts.getFirst().destination());
+        Mounts.mount("tmpfs", gateHost.toString(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=700,size=4k");
+        createFile(gateHost.resolve(".jrunc-exec.fifo"));
+        Mounts.mount(execFifo.toString(), gateHost.resolve(".jrunc-exec.fifo").toString(), null, MS_BIND, null);
+        if (noPivot) {
+            // --no-pivot: move the rootfs over / and chroot, for ramdisk roots where pivot_root fails.
+            FsContext.chdir(rootfs.toString());
+            Mounts.mount(rootfs.toString(), "/", null, MS_MOVE, null);
+            FsContext.chroot(".");
+        } else {
+            pivotRoot();
+        }
+        FsContext.chdir("/");
+        return new Prepared(List.copyOf(procMounts), gate);
+    }
+
+    private long rootPropagation() {
+        String p = spec.linux() == null ? null : spec.linux().rootfsPropagation();
+        if (p == null || p.isEmpty()) {
+            return MS_SLAVE | MS_REC;
+        }
+        return switch (p) {
+            case "private" -> MS_PRIVATE;
+            case "rprivate" -> MS_PRIVATE | MS_REC;
+            case "slave" -> MS_SLAVE;
+            case "rslave" -> MS_SLAVE | MS_REC;
+            case "shared" -> MS_SHARED;
+            case "rshared" -> MS_SHARED | MS_REC;
+            case "unbindable" -> MS_UNBINDABLE;
+            case "runbindable" -> MS_UNBINDABLE | MS_REC;
+            default -> throw new IllegalArgumentException("linux.rootfsPropagation: unknown propagation \"" + p + "\"");
+        };
+    }
+
+    /**
+     * pivot_root refuses a new root whose parent mount is shared, so the mount that holds the rootfs is
+     * made private (runc: rootfsParentMountPrivate). Only this thread's namespace sees the change.
+     */
+    private void makeParentPrivate() {
+        Path mountPoint = MountTable.mountPointOf(rootfs);
+        try {
+            Mounts.mount(null, mountPoint.toString(), null, MS_PRIVATE, null);
+        } catch (ErrnoException e) {
+            if (!e.is(Errno.EINVAL)) {
+                throw e;
+            }
+        }
+    }
+
+    private void mount(Mount m, String where) {
+        if (m.destination() == null || !m.destination().startsWith("/")) {
+            throw new IllegalArgumentException(where + ".destination: must be an absolute path");
+        }
+        MountOptions options = MountOptions.parse(m.options(), where + ".options");
+        String type = m.type() == null ? "" : m.type();
+        boolean bind = options.isBind() || type.equals("bind");
+        Path dest = ScopedPath.resolve(rootfs, m.destination());
+        if (type.equals("proc")) {
+            createDirectory(dest);
+            procMounts.add(new ProcMount("/" + rootfs.relativize(dest), options));
+            return;
+        }
+        if (type.equals("cgroup") || type.equals("cgroup2")) {
+            createDirectory(dest);
+            cgroupMounts.mount(dest, options, type);
+            return;
+        }
+        if (bind) {
+            String source = m.source();
+            if (source == null || source.isEmpty()) {
+                throw new IllegalArgumentException(where + ".source: a bind mount needs a source");
+            }
+            Path src = Path.of(source);
+            if (!Files.exists(src)) {
+                throw new IllegalArgumentException(where + ".source: " + source + " does not exist");
+            }
+            if (Files.isDirectory(src)) {
+                createDirectory(dest);
+            } else {
+                createFile(dest);
+            }
+            Mounts.mount(source, dest.toString(), "bind", MS_BIND | (options.recursiveBind() ? MS_REC : 0), null);
+            if (options.remountFlags() != 0) {
+                Mounts.mount(null, dest.toString(), null, MS_BIND | MS_REMOUNT | options.remountFlags()
+                        | lockedFlags(dest), null);
+            }
+        } else {
+            createDirectory(dest);
+            String data = options.data().isEmpty() ? null : options.data();
+            String source = m.source() == null || m.source().isEmpty() ? type : m.source();
+            try {
+                Mounts.mount(source, dest.toString(), type, options.flags(), data);
+            } catch (ErrnoException e) {
+                // sysfs cannot be mounted in a network namespace the thread does not own; runc falls back
+                // to a recursive bind of the host's /sys for the same reason.
+                if (type.equals("sysfs") && e.is(Errno.EPERM)) {
+                    Mounts.mount("/sys", dest.toString(), null, MS_BIND | MS_REC, null);
+                    Mounts.mount(null, dest.toString(), null, MS_BIND | MS_REMOUNT | MS_RDONLY | lockedFlags(dest), null);
+                } else {
+                    throw e;
+                }
+            }
+        }
+        for (long propagation : options.propagation()) {
+            Mounts.mount(null, dest.toString(), null, propagation, null);
+        }
+    }
+
+    /**
+     * Flags the kernel keeps on a remount of a bind mount only if repeated (nosuid, nodev, noexec and
+     * the atime flags of the mount being remounted); read from the mount table.
+     */
+    static long lockedFlags(Path mountPoint) {
+        return StatFs.mountFlags(mountPoint.toString()) & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME);
+    }
+
+    private void createDevices() {
+        List<LinuxDevice> devices = new ArrayList<>(DEFAULT_DEVICES);
+        if (spec.linux() != null && spec.linux().devices() != null) {
+            devices.addAll(spec.linux().devices());
+        }
+        int old = FsContext.umask(0);
+        try {
+            for (LinuxDevice d : devices) {
+                Path dest = ScopedPath.resolve(rootfs, d.path());
+                createDirectory(dest.getParent());
+                try {
+                    Files.deleteIfExists(dest);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                int kind = switch (d.type()) {
+                    case "c", "u" -> FileDescriptors.S_IFCHR;
+                    case "b" -> FileDescriptors.S_IFBLK;
+                    case "p" -> FileDescriptors.S_IFIFO;
+                    default -> throw new IllegalArgumentException("linux.devices: unknown device type " + d.type());
+                };
+                int mode = d.fileMode() == null ? 0666 : d.fileMode().intValue();
+                long major = d.major() == null ? 0 : d.major();
+                long minor = d.minor() == null ? 0 : d.minor();
+                FileDescriptors.mknod(dest.toString(), kind | (mode & 07777), FileDescriptors.makedev(major, minor));
+                FileDescriptors.chown(dest.toString(), d.uid() == null ? 0 : d.uid().intValue(),
+                        d.gid() == null ? 0 : d.gid().intValue());
+            }
+        } finally {
+            FsContext.umask(old);
+        }
+    }
+
+    /** The standard /dev symlinks (runtime-spec runtime-linux.md "Dev symbolic links"). */
+    private void createDevSymlinks() {
+        Path dev = ScopedPath.resolve(rootfs, "/dev");
+        if (!Files.isDirectory(dev)) {
+            return;
+        }
+        ScopedLinks.link(dev.resolve("fd"), "/proc/self/fd");
+        ScopedLinks.link(dev.resolve("stdin"), "/proc/self/fd/0");
+        ScopedLinks.link(dev.resolve("stdout"), "/proc/self/fd/1");
+        ScopedLinks.link(dev.resolve("stderr"), "/proc/self/fd/2");
+        if (Files.exists(Path.of("/proc/kcore"))) {
+            ScopedLinks.link(dev.resolve("core"), "/proc/kcore");
+        }
+        if (Files.isDirectory(dev.resolve("pts")) && !Files.exists(dev.resolve("ptmx"), LinkOption.NOFOLLOW_LINKS)) {
+            ScopedLinks.link(dev.resolve("ptmx"), "pts/ptmx");
+        }
+    }
+
+    /**
+     * pivot_root(".", ".") stacks the old root on the new one; detaching it leaves only the rootfs. The
+     * old root is made rslave first so the detach cannot propagate to the host's mounts.
+     */
+    private void pivotRoot() {
+        FsContext.chdir(rootfs.toString());
+        Mounts.pivotRoot(".", ".");
+        Mounts.mount(null, ".", null, MS_SLAVE | MS_REC, null);
+        Mounts.umount(".", MNT_DETACH);
+    }
+
+    /**
+     * Masked paths, read-only paths and a read-only root, on container paths: run by a thread whose
+     * root is the container's, after the real procfs is in place (most masked paths are in /proc).
+     */
+    public static void finish(Spec spec) {
+        if (spec.linux() != null) {
+            if (spec.linux().maskedPaths() != null) {
+                for (String p : spec.linux().maskedPaths()) {
+                    mask(p);
+                }
+            }
+            if (spec.linux().readonlyPaths() != null) {
+                for (String p : spec.linux().readonlyPaths()) {
+                    readonly(p);
+                }
+            }
+        }
+        if (spec.root() != null && Boolean.TRUE.equals(spec.root().readonly())) {
+            Mounts.mount(null, "/", null, MS_BIND | MS_REMOUNT | MS_RDONLY | lockedFlags(Path.of("/")), null);
+        }
+    }
+
+    /** A masked directory gets an empty read-only tmpfs, a masked file /dev/null; missing paths are fine. */
+    private static void mask(String path) {
+        Path p = Path.of(path);
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+            Mounts.mount("tmpfs", path, "tmpfs", MS_RDONLY, null);
+        } else {
+            Mounts.mount("/dev/null", path, null, MS_BIND, null);
+        }
+    }
+
+    private static void readonly(String path) {
+        Path p = Path.of(path);
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        Mounts.mount(path, path, null, MS_BIND | MS_REC, null);
+        Mounts.mount(null, path, null, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC | lockedFlags(p), null);
+    }
+
+    static void createDirectory(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("mkdir " + dir, e);
+        }
+    }
+
+    private static void createFile(Path file) {
+        try {
+            if (!Files.exists(file)) {
+                Files.createDirectories(file.getParent());
+                Files.createFile(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("create " + file, e);
+        }
+    }
+
+    private static String clean(String path) {
+        return path == null ? null : Path.of(path).normalize().toString();
+    }
+}

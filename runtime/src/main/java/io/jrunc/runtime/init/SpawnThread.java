@@ -1,0 +1,112 @@
+package io.jrunc.runtime.init;
+
+import io.jrunc.bindings.Syscalls;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A dedicated platform thread that prepares itself (namespaces, root, credentials) and then spawns one
+ * process, which waits at the exec gate. Never a virtual thread: namespaces, root and credentials
+ * belong to the OS thread, and a carrier could change under a virtual one. The thread is spent
+ * afterwards (wrong namespaces, dropped privileges) and simply ends.
+ *
+ * <p>Because posix_spawn does not return until the child has passed the gate, the creating thread
+ * learns the child's pid from /proc/self/task/TID/children, which lists exactly the children this
+ * thread created.
+ */
+public final class SpawnThread {
+    private final Thread thread;
+    private volatile int tid;
+    private volatile boolean spawning;
+    private volatile Throwable failure;
+    private volatile int exitedPid;
+
+    /** {@code body} prepares the thread, calls {@link #spawning()} right before posix_spawn, and spawns. */
+    public SpawnThread(String name, Body body) {
+        this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(() -> {
+            tid = Syscalls.gettid();
+            try {
+                exitedPid = body.run(this);
+            } catch (Throwable t) {
+                failure = t;
+            }
+        });
+    }
+
+    @FunctionalInterface
+    public interface Body {
+        int run(SpawnThread self) throws Exception;
+    }
+
+    public SpawnThread start() {
+        thread.start();
+        return this;
+    }
+
+    /** Called by the body on its own thread just before it spawns. */
+    public void spawning() {
+        spawning = true;
+    }
+
+    public int tid() {
+        return tid;
+    }
+
+    /**
+     * Waits until the child exists (its pid) or the thread failed (rethrown). The child then sits at
+     * the gate, already in its namespaces and with its credentials.
+     */
+    public int awaitChild(long timeoutMillis) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long pause = 20_000; // ns; starts fine-grained, backs off to 1 ms
+        while (System.nanoTime() < deadline) {
+            if (spawning) {
+                int pid = childOf(tid);
+                if (pid > 0) {
+                    return pid;
+                }
+            }
+            if (!thread.isAlive()) {
+                rethrowFailure();
+                if (exitedPid > 0) {
+                    return exitedPid;
+                }
+                throw new IllegalStateException(thread.getName() + " ended without spawning");
+            }
+            Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
+            pause = Math.min(pause * 2, 1_000_000);
+        }
+        throw new IllegalStateException(thread.getName() + " did not spawn within " + timeoutMillis + " ms");
+    }
+
+    /** Waits for the thread to end (posix_spawn returned) and rethrows what it failed with. */
+    public int join() throws Exception {
+        thread.join();
+        rethrowFailure();
+        return exitedPid;
+    }
+
+    private void rethrowFailure() throws Exception {
+        Throwable t = failure;
+        if (t instanceof Exception e) {
+            throw e;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+    }
+
+    static int childOf(int tid) {
+        try {
+            String text = Files.readString(Path.of("/proc/self/task/" + tid + "/children")).trim();
+            if (text.isEmpty()) {
+                return 0;
+            }
+            return Integer.parseInt(text.split(" ")[0]);
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+    }
+}
