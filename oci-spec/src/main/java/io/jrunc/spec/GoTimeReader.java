@@ -1,0 +1,32 @@
+package io.jrunc.spec;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+
+/** Reads an RFC 3339 time with any offset and up to nanosecond precision, as Go writes them. */
+final class GoTimeReader extends StdDeserializer<Instant> {
+
+    GoTimeReader() {
+        super(Instant.class);
+    }
+
+    @Override
+    public Instant deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+        if (parser.currentToken() != JsonToken.VALUE_STRING) {
+            return (Instant) context.handleUnexpectedToken(Instant.class, parser);
+        }
+        String text = parser.getText();
+        try {
+            return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+        } catch (DateTimeParseException e) {
+            return (Instant) context.handleWeirdStringValue(Instant.class, text, "not an RFC 3339 time");
+        }
+    }
+}
