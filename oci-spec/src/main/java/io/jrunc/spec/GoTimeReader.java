@@ -6,11 +6,9 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import java.io.IOException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 
-/** Reads an RFC 3339 time with any offset and up to nanosecond precision, as Go writes them. */
+/** Reads an instant written in {@link GoTime}'s form (any RFC 3339 offset is accepted). */
 final class GoTimeReader extends StdDeserializer<Instant> {
 
     GoTimeReader() {
@@ -24,7 +22,7 @@ final class GoTimeReader extends StdDeserializer<Instant> {
         }
         String text = parser.getText();
         try {
-            return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+            return GoTime.parse(text);
         } catch (DateTimeParseException e) {
             return (Instant) context.handleWeirdStringValue(Instant.class, text, "not an RFC 3339 time");
         }

@@ -15,7 +15,7 @@ import java.util.Objects;
  * {@code pid} is 0 for a stopped container and {@code owner} may be empty. Null strings are read as
  * empty, and empty annotations are dropped, matching Go's zero values and {@code omitempty}.
  *
- * @param created written in Go's RFC 3339 form with nanoseconds, e.g. {@code 2024-05-01T10:00:00.5Z}.
+ * @param created written as runc writes it, see {@link GoTime}.
  * @param owner user name owning the state directory; empty when unknown.
  */
 public record RuncState(

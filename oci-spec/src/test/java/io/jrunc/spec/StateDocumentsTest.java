@@ -47,10 +47,10 @@ class StateDocumentsTest {
 
     @Test
     void creationTimesUseGosShortestFraction() throws SpecException {
-        assertEquals("2024-05-01T10:00:00Z", GoTimeWriter.format(Instant.parse("2024-05-01T10:00:00Z")));
-        assertEquals("2024-05-01T10:00:00.000001Z", GoTimeWriter.format(Instant.parse("2024-05-01T10:00:00.000001Z")));
+        assertEquals("2024-05-01T10:00:00Z", GoTime.format(Instant.parse("2024-05-01T10:00:00Z")));
+        assertEquals("2024-05-01T10:00:00.000001Z", GoTime.format(Instant.parse("2024-05-01T10:00:00.000001Z")));
         assertEquals("2024-05-01T10:00:00.123456789Z",
-                GoTimeWriter.format(Instant.parse("2024-05-01T10:00:00.123456789Z")));
+                GoTime.format(Instant.parse("2024-05-01T10:00:00.123456789Z")));
         RuncState offset = Json.read("{\"ociVersion\":\"1.0.2\",\"id\":\"x\",\"pid\":7,\"status\":\"paused\","
                 + "\"bundle\":\"/b\",\"rootfs\":\"/r\",\"created\":\"2024-05-01T12:00:00.25+02:00\",\"owner\":\"root\"}",
                 RuncState.class);
