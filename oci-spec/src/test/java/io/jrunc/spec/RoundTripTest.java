@@ -4,10 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
@@ -46,6 +49,13 @@ class RoundTripTest {
             }
         }
         assertEquals(Set.of(), missing);
+    }
+
+    /** Go writes members in struct order; the records declare them in that order. */
+    @Test
+    void everyRecordIsWrittenInComponentOrder() throws SpecException {
+        Spec spec = Json.read(EVERY_FIELD, Spec.class);
+        assertMemberOrder(spec, Fixtures.tree(Json.write(spec)), "");
     }
 
     @Test
@@ -107,6 +117,14 @@ class RoundTripTest {
     }
 
     @Test
+    void aRepeatedMemberKeepsTheLastValueAsInGo() throws SpecException {
+        Spec spec = Json.read("{\"ociVersion\":\"1.0.0\",\"hostname\":\"a\",\"ociVersion\":\"1.2.1\","
+                + "\"linux\":{\"sysctl\":{\"k\":\"1\",\"k\":\"2\"}}}", Spec.class);
+        assertEquals("1.2.1", spec.ociVersion());
+        assertEquals(Map.of("k", "2"), spec.linux().sysctl());
+    }
+
+    @Test
     void membersAreWrittenInTheSpecsOrderAndMapKeysSorted() throws SpecException {
         Spec spec = Json.read("""
                 {"linux": {"sysctl": {"b": "2", "a": "1"}}, "root": {"readonly": true, "path": "r"},
@@ -130,6 +148,30 @@ class RoundTripTest {
                 Map.of(), null);
         assertEquals("{\n\t\"ociVersion\": \"1.2.1\",\n\t\"root\": {\n\t\t\"path\": \"rootfs\"\n\t},\n"
                 + "\t\"mounts\": [],\n\t\"annotations\": {}\n}", Json.writeIndented(spec, "\t"));
+    }
+
+    private static void assertMemberOrder(Object value, JsonNode node, String where) {
+        if (value instanceof List<?> items) {
+            for (int i = 0; i < items.size(); i++) {
+                assertMemberOrder(items.get(i), node.get(i), where + "[" + i + "]");
+            }
+        } else if (value instanceof Map<?, ?> map) {
+            map.forEach((key, item) -> assertMemberOrder(item, node.get((String) key), where + "." + key));
+        } else if (value instanceof Record record) {
+            List<String> expected = new ArrayList<>();
+            for (RecordComponent component : record.getClass().getRecordComponents()) {
+                Object componentValue = read(component, record);
+                if (componentValue != null) {
+                    JsonProperty renamed = component.getAccessor().getAnnotation(JsonProperty.class);
+                    String name = renamed != null ? renamed.value() : component.getName();
+                    expected.add(name);
+                    assertMemberOrder(componentValue, node.get(name), where + "." + name);
+                }
+            }
+            List<String> written = new ArrayList<>();
+            node.fieldNames().forEachRemaining(written::add);
+            assertEquals(expected, written, "member order of " + where);
+        }
     }
 
     private static void collectSetComponents(Object value, Map<Class<?>, Set<String>> seen) {
