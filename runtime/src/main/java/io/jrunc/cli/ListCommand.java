@@ -63,7 +63,7 @@ final class ListCommand implements Callable<Integer> {
             for (int i = 0; i < states.size(); i++) {
                 RuncState s = states.get(i);
                 table.row(s.id(), Integer.toString(s.pid()), s.status().toString().toLowerCase(), s.bundle(),
-                        Json.write(s.created()).replace("\"", ""), owners.get(i));
+                        io.jrunc.spec.GoTime.format(s.created()), owners.get(i));
             }
             System.out.print(table);
         }

@@ -4,7 +4,11 @@ import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.Log;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -13,11 +17,7 @@ import picocli.CommandLine.Option;
  * jrunc's command line: runc's global flags, subcommands, error wording and exit codes
  * (shared/reference/anchors.md part C). Commands are thin; the work is in io.jrunc.runtime.
  */
-@Command(name = "jrunc", subcommands = {
-        CreateCommand.class, StartCommand.class, StateCommand.class, KillCommand.class, DeleteCommand.class,
-        RunCommand.class, ListCommand.class, ExecCommand.class, SpecCommand.class, FeaturesCommand.class,
-        PsCommand.class},
-        description = "Open Container Initiative runtime written in Java")
+@Command(name = "jrunc", description = "Open Container Initiative runtime written in Java")
 public final class Main implements Callable<Integer> {
     public static final String VERSION = "0.1.0";
     public static final String SPEC_VERSION = "1.2.1";
@@ -79,14 +79,64 @@ public final class Main implements Callable<Integer> {
         System.exit(run(args));
     }
 
+    /** Subcommands by name, created on demand. */
+    private static final Map<String, Supplier<Object>> COMMANDS = new LinkedHashMap<>();
+
+    static {
+        COMMANDS.put("create", CreateCommand::new);
+        COMMANDS.put("delete", DeleteCommand::new);
+        COMMANDS.put("exec", ExecCommand::new);
+        COMMANDS.put("features", FeaturesCommand::new);
+        COMMANDS.put("kill", KillCommand::new);
+        COMMANDS.put("list", ListCommand::new);
+        COMMANDS.put("ps", PsCommand::new);
+        COMMANDS.put("run", RunCommand::new);
+        COMMANDS.put("spec", SpecCommand::new);
+        COMMANDS.put("start", StartCommand::new);
+        COMMANDS.put("state", StateCommand::new);
+    }
+
+    /** Global options that take a value as the next argument (so it is not mistaken for the command). */
+    private static final Set<String> GLOBAL_WITH_VALUE = Set.of("--root", "--log", "--log-format", "--rootless");
+
     public static int run(String... args) {
         CommandLine cli = new CommandLine(new Main());
+        // picocli builds a command's model from its annotations by reflection, which is most of its
+        // start-up cost; every jrunc call pays it, so only the subcommand being run is registered.
+        String name = subcommandOf(args);
+        if ("ls".equals(name)) {
+            name = "list";
+        }
+        if (name != null && COMMANDS.containsKey(name)) {
+            cli.addSubcommand(COMMANDS.get(name).get());
+        } else {
+            COMMANDS.values().forEach(c -> cli.addSubcommand(c.get()));
+        }
+        // urfave/cli (runc) stops reading flags at the first argument: `exec ID sh -c x` passes -c to sh.
+        cli.setStopAtPositional(true);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> report(e));
         cli.setParameterExceptionHandler((e, a) -> {
             Log.error(e.getMessage());
             return 1;
         });
         return cli.execute(args);
+    }
+
+    static String subcommandOf(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--")) {
+                return i + 1 < args.length ? args[i + 1] : null;
+            }
+            if (a.startsWith("-")) {
+                if (GLOBAL_WITH_VALUE.contains(a)) {
+                    i++;
+                }
+                continue;
+            }
+            return a;
+        }
+        return null;
     }
 
     static int report(Exception e) {

@@ -130,9 +130,9 @@ public final class Container implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        if (!ProcStat.isSameLiveProcess(state.pid(), state.pidStartTime())) {
-            throw new ContainerException("container init exited before starting its process");
-        }
+        // EOF on the FIFO means the write end closed: at execve (close-on-exec) or because the child
+        // died. A program may also exit right after exec (/bin/true), so a dead process is not an
+        // error here; executables are resolved during create, so exec itself rarely fails.
         Hooks.poststart(this);
     }
 
