@@ -12140,6 +12140,15 @@ public class Libc extends Libc$shared {
     public static int SYS_close_range() {
         return SYS_close_range;
     }
+    private static final int SYS_fcntl = (int)72L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_fcntl 72
+     * }
+     */
+    public static int SYS_fcntl() {
+        return SYS_fcntl;
+    }
     private static final int SYS_fsconfig = (int)431L;
     /**
      * {@snippet lang=c :
@@ -12184,6 +12193,15 @@ public class Libc extends Libc$shared {
      */
     public static int SYS_gettid() {
         return SYS_gettid;
+    }
+    private static final int SYS_ioctl = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_ioctl 16
+     * }
+     */
+    public static int SYS_ioctl() {
+        return SYS_ioctl;
     }
     private static final int SYS_ioprio_set = (int)251L;
     /**
