@@ -14,6 +14,11 @@ public final class Capabilities {
     private Capabilities() {}
 
     private static final int VERSION_3 = 0x20080522;
+    // struct __user_cap_header_struct {version, pid}; struct __user_cap_data_struct
+    // {effective, permitted, inheritable}, two of them for version 3
+    static final long HEADER_SIZE = 8, HEADER_VERSION = 0, HEADER_PID = 4;
+    static final long DATA_SIZE = 12, DATA_EFFECTIVE = 0, DATA_PERMITTED = 4, DATA_INHERITABLE = 8;
+    static final int DATA_COUNT = 2;
 
     /** Capability names in number order (CAP_CHOWN = 0 ... CAP_CHECKPOINT_RESTORE = 40). */
     public static final List<String> NAMES = List.of(
@@ -47,38 +52,38 @@ public final class Capabilities {
     public static Sets get() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment header = header(arena);
-            MemorySegment data = arena.allocate(24, 4);
+            MemorySegment data = arena.allocate(DATA_SIZE * DATA_COUNT, 4);
             Syscalls.call("capget", null, SyscallNumbers.CAPGET, header.address(), data.address());
-            return new Sets(word(data, 0), word(data, 4), word(data, 8));
+            return new Sets(word(data, DATA_EFFECTIVE), word(data, DATA_PERMITTED), word(data, DATA_INHERITABLE));
         }
     }
 
     public static void set(Sets sets) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment header = header(arena);
-            MemorySegment data = arena.allocate(24, 4);
-            put(data, 0, sets.effective());
-            put(data, 4, sets.permitted());
-            put(data, 8, sets.inheritable());
+            MemorySegment data = arena.allocate(DATA_SIZE * DATA_COUNT, 4);
+            put(data, DATA_EFFECTIVE, sets.effective());
+            put(data, DATA_PERMITTED, sets.permitted());
+            put(data, DATA_INHERITABLE, sets.inheritable());
             Syscalls.call("capset", null, SyscallNumbers.CAPSET, header.address(), data.address());
         }
     }
 
     private static MemorySegment header(Arena arena) {
-        MemorySegment header = arena.allocate(8, 4);
-        header.set(JAVA_INT, 0, VERSION_3);
-        header.set(JAVA_INT, 4, 0); // 0 = the calling thread
+        MemorySegment header = arena.allocate(HEADER_SIZE, 4);
+        header.set(JAVA_INT, HEADER_VERSION, VERSION_3);
+        header.set(JAVA_INT, HEADER_PID, 0); // 0 = the calling thread
         return header;
     }
 
-    // data[0] holds bits 0-31 of each set, data[1] (12 bytes later) bits 32-63.
-    private static long word(MemorySegment data, int offset) {
+    // data[0] holds bits 0-31 of each set, data[1] (DATA_SIZE bytes later) bits 32-63.
+    private static long word(MemorySegment data, long offset) {
         return Integer.toUnsignedLong(data.get(JAVA_INT, offset))
-                | Integer.toUnsignedLong(data.get(JAVA_INT, offset + 12)) << 32;
+                | Integer.toUnsignedLong(data.get(JAVA_INT, offset + DATA_SIZE)) << 32;
     }
 
-    private static void put(MemorySegment data, int offset, long mask) {
+    private static void put(MemorySegment data, long offset, long mask) {
         data.set(JAVA_INT, offset, (int) mask);
-        data.set(JAVA_INT, offset + 12, (int) (mask >>> 32));
+        data.set(JAVA_INT, offset + DATA_SIZE, (int) (mask >>> 32));
     }
 }

@@ -33,14 +33,14 @@ public final class Errno {
         {"ERANGE", "numerical result out of range"}, {"EDEADLK", "resource deadlock avoided"},
         {"ENAMETOOLONG", "file name too long"}, {"ENOLCK", "no locks available"},
         {"ENOSYS", "function not implemented"}, {"ENOTEMPTY", "directory not empty"},
-        {"ELOOP", "too many levels of symbolic links"}, {"EWOULDBLOCK", "resource temporarily unavailable"},
+        {"ELOOP", "too many levels of symbolic links"}, {null, null} /* 41: unused (EWOULDBLOCK is EAGAIN) */,
         {"ENOMSG", "no message of desired type"}, {"EIDRM", "identifier removed"},
         {"ECHRNG", "channel number out of range"}, {"EL2NSYNC", "level 2 not synchronized"},
         {"EL3HLT", "level 3 halted"}, {"EL3RST", "level 3 reset"}, {"ELNRNG", "link number out of range"},
         {"EUNATCH", "protocol driver not attached"}, {"ENOCSI", "no CSI structure available"},
         {"EL2HLT", "level 2 halted"}, {"EBADE", "invalid exchange"}, {"EBADR", "invalid request descriptor"},
         {"EXFULL", "exchange full"}, {"ENOANO", "no anode"}, {"EBADRQC", "invalid request code"},
-        {"EBADSLT", "invalid slot"}, {"EDEADLOCK", "resource deadlock avoided"},
+        {"EBADSLT", "invalid slot"}, {null, null} /* 58: unused (EDEADLOCK is EDEADLK) */,
         {"EBFONT", "bad font file format"}, {"ENOSTR", "device not a stream"}, {"ENODATA", "no data available"},
         {"ETIME", "timer expired"}, {"ENOSR", "out of streams resources"},
         {"ENONET", "machine is not on the network"}, {"ENOPKG", "package not installed"},
@@ -78,10 +78,10 @@ public final class Errno {
     };
 
     public static String name(int errno) {
-        return errno > 0 && errno < TABLE.length ? TABLE[errno][0] : "errno " + errno;
+        return errno > 0 && errno < TABLE.length && TABLE[errno][0] != null ? TABLE[errno][0] : "errno " + errno;
     }
 
     public static String describe(int errno) {
-        return errno > 0 && errno < TABLE.length ? TABLE[errno][1] : "errno " + errno;
+        return errno > 0 && errno < TABLE.length && TABLE[errno][1] != null ? TABLE[errno][1] : "errno " + errno;
     }
 }

@@ -31,6 +31,9 @@ public final class FileDescriptors {
     public static final int S_IFIFO = 0010000, S_IFCHR = 0020000, S_IFDIR = 0040000, S_IFBLK = 0060000,
             S_IFREG = 0100000;
 
+    // struct pollfd {int fd; short events; short revents}
+    static final long POLLFD_SIZE = 8, POLL_FD = 0, POLL_EVENTS = 4, POLL_REVENTS = 6;
+
     private static final MethodHandle OPEN = Downcall.capturing("open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
     private static final MethodHandle CLOSE = Downcall.capturing("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
@@ -131,13 +134,13 @@ public final class FileDescriptors {
     /** poll(2) on one descriptor; returns the revents, or 0 on timeout. */
     public static short poll(int fd, short events, int timeoutMillis) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pfd = arena.allocate(8, 4);
-            pfd.set(JAVA_INT, 0, fd);
-            pfd.set(JAVA_SHORT, 4, events);
+            MemorySegment pfd = arena.allocate(POLLFD_SIZE, 4);
+            pfd.set(JAVA_INT, POLL_FD, fd);
+            pfd.set(JAVA_SHORT, POLL_EVENTS, events);
             while (true) {
                 try {
                     int n = Calls.checked(POLL, "poll", "fd " + fd, pfd, 1L, timeoutMillis);
-                    return n == 0 ? 0 : pfd.get(JAVA_SHORT, 6);
+                    return n == 0 ? 0 : pfd.get(JAVA_SHORT, POLL_REVENTS);
                 } catch (ErrnoException e) {
                     if (!e.is(Errno.EINTR)) {
                         throw e;

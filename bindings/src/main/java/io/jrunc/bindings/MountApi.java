@@ -8,12 +8,11 @@ import java.lang.foreign.Arena;
  * container's pid namespace. procfs takes its pid namespace from the mounting task, and no JVM thread
  * can live in a new pid namespace, so the mount is built on the host with the "pidns" parameter naming
  * the container's namespace, then attached inside the container's mount namespace.
- * System call numbers from 428 up are shared by every architecture (asm-generic).
+ * System call numbers are in {@link SyscallNumbers} (428 up, shared by every architecture).
  */
 public final class MountApi {
     private MountApi() {}
 
-    private static final long OPEN_TREE = 428, MOVE_MOUNT = 429, FSOPEN = 430, FSCONFIG = 431, FSMOUNT = 432;
     private static final int FSOPEN_CLOEXEC = 1, FSMOUNT_CLOEXEC = 1;
     private static final int FSCONFIG_SET_FLAG = 0, FSCONFIG_SET_STRING = 1, FSCONFIG_CMD_CREATE = 6;
     private static final int MOVE_MOUNT_F_EMPTY_PATH = 4;
@@ -26,19 +25,19 @@ public final class MountApi {
      */
     public static int create(String fsType, java.util.Map<String, String> parameters, int attributes) {
         try (Arena arena = Arena.ofConfined()) {
-            int fs = (int) Syscalls.call("fsopen", fsType, FSOPEN, arena.allocateFrom(fsType).address(), FSOPEN_CLOEXEC);
+            int fs = (int) Syscalls.call("fsopen", fsType, SyscallNumbers.FSOPEN, arena.allocateFrom(fsType).address(), FSOPEN_CLOEXEC);
             try {
                 for (var p : parameters.entrySet()) {
                     long key = arena.allocateFrom(p.getKey()).address();
                     if (p.getValue() == null) {
-                        Syscalls.call("fsconfig", fsType + " " + p.getKey(), FSCONFIG, fs, FSCONFIG_SET_FLAG, key, 0, 0);
+                        Syscalls.call("fsconfig", fsType + " " + p.getKey(), SyscallNumbers.FSCONFIG, fs, FSCONFIG_SET_FLAG, key, 0, 0);
                     } else {
-                        Syscalls.call("fsconfig", fsType + " " + p.getKey() + "=" + p.getValue(), FSCONFIG, fs,
+                        Syscalls.call("fsconfig", fsType + " " + p.getKey() + "=" + p.getValue(), SyscallNumbers.FSCONFIG, fs,
                                 FSCONFIG_SET_STRING, key, arena.allocateFrom(p.getValue()).address(), 0);
                     }
                 }
-                Syscalls.call("fsconfig", fsType + " create", FSCONFIG, fs, FSCONFIG_CMD_CREATE, 0, 0, 0);
-                return (int) Syscalls.call("fsmount", fsType, FSMOUNT, fs, FSMOUNT_CLOEXEC, attributes);
+                Syscalls.call("fsconfig", fsType + " create", SyscallNumbers.FSCONFIG, fs, FSCONFIG_CMD_CREATE, 0, 0, 0);
+                return (int) Syscalls.call("fsmount", fsType, SyscallNumbers.FSMOUNT, fs, FSMOUNT_CLOEXEC, attributes);
             } finally {
                 FileDescriptors.closeQuietly(fs);
             }
@@ -48,7 +47,7 @@ public final class MountApi {
     /** Attaches the detached mount {@code mountFd} at {@code target} (resolved by the calling thread). */
     public static void moveMount(int mountFd, String target) {
         try (Arena arena = Arena.ofConfined()) {
-            Syscalls.call("move_mount", target, MOVE_MOUNT, mountFd, arena.allocateFrom("").address(),
+            Syscalls.call("move_mount", target, SyscallNumbers.MOVE_MOUNT, mountFd, arena.allocateFrom("").address(),
                     FileDescriptors.AT_FDCWD, arena.allocateFrom(target).address(), MOVE_MOUNT_F_EMPTY_PATH);
         }
     }

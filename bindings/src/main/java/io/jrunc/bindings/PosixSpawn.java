@@ -28,7 +28,7 @@ public final class PosixSpawn implements AutoCloseable {
     public static final short POSIX_SPAWN_SETPGROUP = 0x02, POSIX_SPAWN_SETSIGDEF = 0x04,
             POSIX_SPAWN_SETSIGMASK = 0x08, POSIX_SPAWN_SETSID = 0x80;
 
-    private static final class Handles {
+    static final class Handles {
         static final MethodHandle SPAWN = Downcall.plain("posix_spawn",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         static final MethodHandle FA_INIT = fn("posix_spawn_file_actions_init", ADDRESS);

@@ -17,6 +17,9 @@ public final class Processes {
     public static final int RLIM_NLIMITS = 16;
     public static final long RLIM_INFINITY = -1L;
 
+    // struct rlimit {rlim_cur, rlim_max}
+    static final long RLIMIT_SIZE = 16, RLIM_CUR = 0, RLIM_MAX = 8;
+
     private static final MethodHandle GETPID = Downcall.plain("getpid", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle KILL = Downcall.capturing("kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle WAITPID = Downcall.capturing("waitpid",
@@ -37,7 +40,7 @@ public final class Processes {
         Calls.checked(KILL, "kill", Integer.toString(pid), pid, signal);
     }
 
-    /** waitpid(2): the raw status, or -1 with WNOHANG when the child has not changed state. */
+    /** waitpid(2): the pid and raw status, or null with WNOHANG when the child has not changed state. */
     public static WaitStatus waitpid(int pid, int options) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment status = arena.allocate(JAVA_INT);
@@ -67,9 +70,9 @@ public final class Processes {
     /** prlimit(2) on another process; the caller's thread credentials decide whether it is allowed. */
     public static void prlimit(int pid, int resource, long soft, long hard) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment limit = arena.allocate(16, 8);
-            limit.set(JAVA_LONG, 0, soft);
-            limit.set(JAVA_LONG, 8, hard);
+            MemorySegment limit = arena.allocate(RLIMIT_SIZE, 8);
+            limit.set(JAVA_LONG, RLIM_CUR, soft);
+            limit.set(JAVA_LONG, RLIM_MAX, hard);
             Calls.checked(PRLIMIT, "prlimit", "pid " + pid + " resource " + resource, pid, resource, limit,
                     MemorySegment.NULL);
         }
@@ -78,9 +81,9 @@ public final class Processes {
     /** {soft, hard} of a process's limit. */
     public static long[] getrlimit(int pid, int resource) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment old = arena.allocate(16, 8);
+            MemorySegment old = arena.allocate(RLIMIT_SIZE, 8);
             Calls.checked(PRLIMIT, "prlimit", "pid " + pid, pid, resource, MemorySegment.NULL, old);
-            return new long[] {old.get(JAVA_LONG, 0), old.get(JAVA_LONG, 8)};
+            return new long[] {old.get(JAVA_LONG, RLIM_CUR), old.get(JAVA_LONG, RLIM_MAX)};
         }
     }
 

@@ -21,6 +21,9 @@ public final class StatFs {
             ST_MANDLOCK = 64, ST_NOATIME = 1024, ST_NODIRATIME = 2048, ST_RELATIME = 4096;
     public static final long CGROUP2_SUPER_MAGIC = 0x63677270L, TMPFS_MAGIC = 0x01021994L;
 
+    // struct statfs (literals, checked against the generated layout by FacadeMatchesGeneratedTest)
+    static final long STATFS_SIZE = 120, F_TYPE = 0, F_FLAGS = 80;
+
     private static final MethodHandle STATFS = Downcall.capturing("statfs",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
 
@@ -28,9 +31,9 @@ public final class StatFs {
 
     public static Info of(String path) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(120, 8);
+            MemorySegment buf = arena.allocate(STATFS_SIZE, 8);
             Calls.checked(STATFS, "statfs", path, path, buf);
-            return new Info(buf.get(JAVA_LONG, 0), buf.get(JAVA_LONG, 80));
+            return new Info(buf.get(JAVA_LONG, F_TYPE), buf.get(JAVA_LONG, F_FLAGS));
         }
     }
 

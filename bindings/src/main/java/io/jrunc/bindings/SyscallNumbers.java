@@ -5,6 +5,9 @@ package io.jrunc.bindings;
  * architectures (pivot_root is 155 on x86-64 and 41 on aarch64) and glibc's headers only describe the
  * architecture they were generated on, so they are named here explicitly and chosen at start-up.
  * Sources: arch/x86/entry/syscalls/syscall_64.tbl and include/uapi/asm-generic/unistd.h.
+ * The generated {@code Libc.SYS_*} constants are x86-64 only, so they cannot replace this table;
+ * {@code FacadeMatchesGeneratedTest} checks the x86-64 column against them and the aarch64 column
+ * against the installed asm-generic/unistd.h.
  */
 public final class SyscallNumbers {
     private SyscallNumbers() {}
@@ -37,4 +40,11 @@ public final class SyscallNumbers {
     public static final long OPENAT2 = 437;
     public static final long PIDFD_GETFD = 438;
     public static final long MOUNT_SETATTR = 442;
+    // The file-descriptor mount API (asm-generic numbers 428-433, the same on every architecture).
+    public static final long OPEN_TREE = 428;
+    public static final long MOVE_MOUNT = 429;
+    public static final long FSOPEN = 430;
+    public static final long FSCONFIG = 431;
+    public static final long FSMOUNT = 432;
+    public static final long FSPICK = 433;
 }

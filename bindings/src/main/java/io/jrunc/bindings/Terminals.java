@@ -15,6 +15,9 @@ public final class Terminals {
 
     private static final long TIOCSWINSZ = 0x5414, TIOCGPTN = 0x80045430L, TIOCSPTLCK = 0x40045431L;
 
+    // struct winsize
+    static final long WINSIZE_SIZE = 8, WS_ROW = 0, WS_COL = 2;
+
     /** A pty master and the path of its slave as seen in the namespace it was opened in. */
     public record Pty(int master, String slavePath) {}
 
@@ -35,9 +38,9 @@ public final class Terminals {
 
     public static void setSize(int fd, int rows, int columns) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment ws = arena.allocate(8, 2);
-            ws.set(JAVA_SHORT, 0, (short) rows);
-            ws.set(JAVA_SHORT, 2, (short) columns);
+            MemorySegment ws = arena.allocate(WINSIZE_SIZE, 2);
+            ws.set(JAVA_SHORT, WS_ROW, (short) rows);
+            ws.set(JAVA_SHORT, WS_COL, (short) columns);
             FileDescriptors.ioctl(fd, TIOCSWINSZ, ws.address());
         }
     }

@@ -17,13 +17,27 @@ import java.nio.charset.StandardCharsets;
  * Used for the console socket protocol callers implement (go-runc socket.go: one sendmsg carrying the
  * pty name as data and exactly one descriptor as ancillary data).
  * Layouts: struct msghdr (56 bytes), struct cmsghdr (16 bytes + data), struct sockaddr_un (110 bytes).
+ * The sizes and offsets below are literals so that using this class does not load the generated
+ * layouts (see docs/bindings.md, "Start-up"); {@code FacadeMatchesGeneratedTest} asserts each equals
+ * the jextract layout ({@code msghdr.msg_control$offset()} etc.).
  */
 public final class UnixSockets {
     private UnixSockets() {}
 
     public static final int AF_UNIX = 1, SOCK_STREAM = 1, SOCK_SEQPACKET = 5, SOCK_CLOEXEC = 02000000;
-    private static final int SOL_SOCKET = 1, SCM_RIGHTS = 1;
+    private static final int SOL_SOCKET = 1, SCM_RIGHTS = 1, MSG_CMSG_CLOEXEC = 0x40000000;
     private static final int SUN_PATH_MAX = 108;
+
+    // struct sockaddr_un
+    static final long SOCKADDR_UN_SIZE = 110, SUN_FAMILY = 0, SUN_PATH = 2;
+    // struct iovec
+    static final long IOVEC_SIZE = 16, IOV_BASE = 0, IOV_LEN = 8;
+    // struct msghdr
+    static final long MSGHDR_SIZE = 56, MSG_IOV = 16, MSG_IOVLEN = 24, MSG_CONTROL = 32, MSG_CONTROLLEN = 40;
+    // struct cmsghdr; CMSG_DATA is right after the (8-byte aligned) header
+    static final long CMSGHDR_SIZE = 16, CMSG_LEN = 0, CMSG_LEVEL = 8, CMSG_TYPE = 12, CMSG_DATA = CMSGHDR_SIZE;
+    // CMSG_SPACE(sizeof(int)) and CMSG_LEN(sizeof(int))
+    static final long CMSG_SPACE_ONE_FD = CMSGHDR_SIZE + 8, CMSG_LEN_ONE_FD = CMSGHDR_SIZE + 4;
 
     private static final MethodHandle SOCKET = Downcall.capturing("socket",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
@@ -45,7 +59,7 @@ public final class UnixSockets {
     public static int connect(String path) {
         int fd = Calls.checked(SOCKET, "socket", path, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         try (Arena arena = Arena.ofConfined()) {
-            Calls.checked(CONNECT, "connect", path, fd, address(arena, path), (int) 110);
+            Calls.checked(CONNECT, "connect", path, fd, address(arena, path), (int) SOCKADDR_UN_SIZE);
             return fd;
         } catch (RuntimeException e) {
             FileDescriptors.closeQuietly(fd);
@@ -57,7 +71,7 @@ public final class UnixSockets {
     public static int listen(String path) {
         int fd = Calls.checked(SOCKET, "socket", path, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         try (Arena arena = Arena.ofConfined()) {
-            Calls.checked(BIND, "bind", path, fd, address(arena, path), (int) 110);
+            Calls.checked(BIND, "bind", path, fd, address(arena, path), (int) SOCKADDR_UN_SIZE);
             Calls.checked(LISTEN, "listen", path, fd, 16);
             return fd;
         } catch (RuntimeException e) {
@@ -85,9 +99,9 @@ public final class UnixSockets {
         if (bytes.length >= SUN_PATH_MAX) {
             throw new IllegalArgumentException("socket path too long (" + bytes.length + " bytes): " + path);
         }
-        MemorySegment addr = arena.allocate(110, 2);
-        addr.set(JAVA_SHORT, 0, (short) AF_UNIX);
-        MemorySegment.copy(bytes, 0, addr, JAVA_BYTE, 2, bytes.length);
+        MemorySegment addr = arena.allocate(SOCKADDR_UN_SIZE, 2);
+        addr.set(JAVA_SHORT, SUN_FAMILY, (short) AF_UNIX);
+        MemorySegment.copy(bytes, 0, addr, JAVA_BYTE, SUN_PATH, bytes.length);
         return addr;
     }
 
@@ -96,15 +110,15 @@ public final class UnixSockets {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment payload = arena.allocate(Math.max(1, data.length));
             MemorySegment.copy(data, 0, payload, JAVA_BYTE, 0, data.length);
-            MemorySegment iov = arena.allocate(16, 8);
-            iov.set(ADDRESS, 0, payload);
-            iov.set(JAVA_LONG, 8, data.length);
-            MemorySegment control = arena.allocate(24, 8); // CMSG_SPACE(sizeof(int))
-            control.set(JAVA_LONG, 0, 20);                  // CMSG_LEN(sizeof(int))
-            control.set(JAVA_INT, 8, SOL_SOCKET);
-            control.set(JAVA_INT, 12, SCM_RIGHTS);
-            control.set(JAVA_INT, 16, fd);
-            MemorySegment msg = message(arena, iov, control, 24);
+            MemorySegment iov = arena.allocate(IOVEC_SIZE, 8);
+            iov.set(ADDRESS, IOV_BASE, payload);
+            iov.set(JAVA_LONG, IOV_LEN, data.length);
+            MemorySegment control = arena.allocate(CMSG_SPACE_ONE_FD, 8);
+            control.set(JAVA_LONG, CMSG_LEN, CMSG_LEN_ONE_FD);
+            control.set(JAVA_INT, CMSG_LEVEL, SOL_SOCKET);
+            control.set(JAVA_INT, CMSG_TYPE, SCM_RIGHTS);
+            control.set(JAVA_INT, CMSG_DATA, fd);
+            MemorySegment msg = message(arena, iov, control, CMSG_SPACE_ONE_FD);
             Calls.checked(SENDMSG, "sendmsg", "fd " + socket, socket, msg, 0);
         }
     }
@@ -115,16 +129,17 @@ public final class UnixSockets {
     public static Received receiveWithFd(int socket, int maxData) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment payload = arena.allocate(maxData);
-            MemorySegment iov = arena.allocate(16, 8);
-            iov.set(ADDRESS, 0, payload);
-            iov.set(JAVA_LONG, 8, maxData);
+            MemorySegment iov = arena.allocate(IOVEC_SIZE, 8);
+            iov.set(ADDRESS, IOV_BASE, payload);
+            iov.set(JAVA_LONG, IOV_LEN, maxData);
             MemorySegment control = arena.allocate(64, 8);
             MemorySegment msg = message(arena, iov, control, 64);
-            int n = Calls.checked(RECVMSG, "recvmsg", "fd " + socket, socket, msg, 0x40000000 /* MSG_CMSG_CLOEXEC */);
-            long controlLength = msg.get(JAVA_LONG, 40);
+            int n = Calls.checked(RECVMSG, "recvmsg", "fd " + socket, socket, msg, MSG_CMSG_CLOEXEC);
+            long controlLength = msg.get(JAVA_LONG, MSG_CONTROLLEN);
             int fd = -1;
-            if (controlLength >= 20 && control.get(JAVA_INT, 8) == SOL_SOCKET && control.get(JAVA_INT, 12) == SCM_RIGHTS) {
-                fd = control.get(JAVA_INT, 16);
+            if (controlLength >= CMSG_LEN_ONE_FD && control.get(JAVA_INT, CMSG_LEVEL) == SOL_SOCKET
+                    && control.get(JAVA_INT, CMSG_TYPE) == SCM_RIGHTS) {
+                fd = control.get(JAVA_INT, CMSG_DATA);
             }
             byte[] data = new byte[n];
             MemorySegment.copy(payload, JAVA_BYTE, 0, data, 0, n);
@@ -133,11 +148,11 @@ public final class UnixSockets {
     }
 
     private static MemorySegment message(Arena arena, MemorySegment iov, MemorySegment control, long controlLength) {
-        MemorySegment msg = arena.allocate(56, 8);
-        msg.set(ADDRESS, 16, iov);
-        msg.set(JAVA_LONG, 24, 1);
-        msg.set(ADDRESS, 32, control);
-        msg.set(JAVA_LONG, 40, controlLength);
+        MemorySegment msg = arena.allocate(MSGHDR_SIZE, 8);
+        msg.set(ADDRESS, MSG_IOV, iov);
+        msg.set(JAVA_LONG, MSG_IOVLEN, 1);
+        msg.set(ADDRESS, MSG_CONTROL, control);
+        msg.set(JAVA_LONG, MSG_CONTROLLEN, controlLength);
         return msg;
     }
 }
