@@ -55,7 +55,7 @@ final class ExecCommand implements Callable<Integer> {
             throw new ContainerException("--cgroup: sub-cgroups for exec are not supported by jrunc yet");
         }
         try (Container c = Container.load(main.root, id)) {
-            Process process = processFile != null ? load(processFile) : fromFlags(c.state().config().process());
+            Process process = processFile != null ? load(processFile) : fromFlags(c.config().process());
             return ContainerExec.exec(c, new ExecOptions(process, pidFile, consoleSocket, detach, preserveFds,
                     ignorePaused));
         }

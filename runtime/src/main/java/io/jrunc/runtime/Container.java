@@ -9,6 +9,9 @@ import io.jrunc.cgroups.CgroupException;
 import io.jrunc.spec.ContainerStatus;
 import io.jrunc.spec.Json;
 import io.jrunc.spec.RuncState;
+import io.jrunc.spec.Spec;
+import io.jrunc.spec.SpecException;
+import io.jrunc.spec.SpecLoader;
 import io.jrunc.spec.State;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,12 +44,30 @@ public final class Container implements AutoCloseable {
         }
     }
 
-    static Container of(ContainerDirectory dir, ContainerState state) {
-        return new Container(dir, state);
-    }
-
     public ContainerState state() {
         return state;
+    }
+
+    private Spec config;
+
+    /** The config the container was created from, parsed on first use (few commands need it). */
+    public Spec config() {
+        if (config == null) {
+            try {
+                config = SpecLoader.parse(Files.readAllBytes(dir.config()));
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading config of " + state.id(), e);
+            } catch (SpecException e) {
+                throw new ContainerException("stored config of " + state.id() + ": " + e.getMessage());
+            }
+        }
+        return config;
+    }
+
+    static Container of(ContainerDirectory dir, ContainerState state, Spec config) {
+        Container c = new Container(dir, state);
+        c.config = config;
+        return c;
     }
 
     public Path stateDirectory() {
@@ -70,7 +91,7 @@ public final class Container implements AutoCloseable {
     /** The caller-facing state (runc's `state` output). */
     public RuncState runcState() {
         Status status = status();
-        return new RuncState(state.config().ociVersion(), state.id(), status == Status.STOPPED ? 0 : state.pid(),
+        return new RuncState(state.ociVersion(), state.id(), status == Status.STOPPED ? 0 : state.pid(),
                 ContainerStatus.valueOf(status.name()), state.bundle(), state.rootfs(), Instant.parse(state.created()),
                 state.annotations(), state.owner());
     }
@@ -78,7 +99,7 @@ public final class Container implements AutoCloseable {
     /** The OCI state document hooks receive on stdin. */
     public byte[] ociStateJson() {
         Status status = status();
-        State s = new State(state.config().ociVersion(), state.id(), ContainerStatus.valueOf(status.name()),
+        State s = new State(state.ociVersion(), state.id(), ContainerStatus.valueOf(status.name()),
                 status == Status.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
         try {
             return Json.writer().writeValueAsBytes(s);

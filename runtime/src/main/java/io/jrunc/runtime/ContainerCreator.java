@@ -108,10 +108,12 @@ public final class ContainerCreator {
             if (stat == null || !stat.alive()) {
                 throw new ContainerException("container init exited during create");
             }
-            ContainerState state = new ContainerState(options.id(), pid, stat.startTime(), bundle.toString(),
-                    rootfs.toString(), Instant.now().toString(), "", spec.annotations(), spec, cgroup.location());
+            ContainerState state = new ContainerState(options.id(), pid, stat.startTime(), spec.ociVersion(),
+                    bundle.toString(), rootfs.toString(), Instant.now().toString(), "", spec.annotations(),
+                    Hooks.present(spec.hooks()), cgroup.location());
+            Files.copy(bundle.resolve(SpecLoader.CONFIG_FILE), dir.config());
             dir.write(state);
-            Container container = Container.of(dir, state);
+            Container container = Container.of(dir, state, spec);
             Hooks.created(container);
             if (options.pidFile() != null) {
                 PidFile.write(options.pidFile(), pid);

@@ -1,6 +1,5 @@
 package io.jrunc.runtime;
 
-import io.jrunc.spec.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -84,7 +83,7 @@ public final class ContainerDirectory implements AutoCloseable {
 
     public ContainerState read() {
         try {
-            return Json.reader().forType(ContainerState.class).readValue(dir.resolve("state.json").toFile());
+            return ContainerState.fromJson(Files.readAllBytes(dir.resolve("state.json")));
         } catch (NoSuchFileException e) {
             throw ContainerException.notExists();
         } catch (IOException e) {
@@ -96,7 +95,7 @@ public final class ContainerDirectory implements AutoCloseable {
     public void write(ContainerState state) {
         Path tmp = dir.resolve(".state.json.tmp");
         try {
-            Files.write(tmp, Json.writer().writeValueAsBytes(state));
+            Files.write(tmp, state.toJson());
             try {
                 Files.move(tmp, dir.resolve("state.json"), StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {
@@ -105,6 +104,11 @@ public final class ContainerDirectory implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("writing state of " + dir.getFileName(), e);
         }
+    }
+
+    /** The config the container was created from, kept verbatim. */
+    public Path config() {
+        return dir.resolve("config.json");
     }
 
     /** Removes the whole directory. */

@@ -2,50 +2,72 @@ package io.jrunc.runtime;
 
 import io.jrunc.spec.Hook;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * When each hook kind runs (runtime-spec config.md "Lifecycle"). prestart and createRuntime run during
  * create once the container's namespaces exist; createContainer follows them; startContainer runs
  * during start before the program is released; poststart after it; poststop after delete, where a
  * failure is only logged (runc does the same), since the container is already gone.
+ *
+ * <p>The state records which kinds the config has, so a container without hooks never has its
+ * config parsed again after create.
  */
 final class Hooks {
     private Hooks() {}
 
-    static void created(Container c) {
-        var hooks = c.state().config().hooks();
+    static final List<String> KINDS =
+            List.of("prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop");
+
+    /** The hook kinds present (non-empty) in a config's hooks. */
+    static List<String> present(io.jrunc.spec.Hooks hooks) {
         if (hooks == null) {
-            return;
+            return List.of();
         }
-        byte[] state = c.ociStateJson();
-        HookRunner.run("prestart", hooks.prestart(), state);
-        HookRunner.run("createRuntime", hooks.createRuntime(), state);
-        HookRunner.run("createContainer", hooks.createContainer(), state);
+        return KINDS.stream().filter(k -> {
+            List<Hook> list = of(hooks, k);
+            return list != null && !list.isEmpty();
+        }).toList();
+    }
+
+    static List<Hook> of(io.jrunc.spec.Hooks hooks, String kind) {
+        Function<io.jrunc.spec.Hooks, List<Hook>> f = switch (kind) {
+            case "prestart" -> io.jrunc.spec.Hooks::prestart;
+            case "createRuntime" -> io.jrunc.spec.Hooks::createRuntime;
+            case "createContainer" -> io.jrunc.spec.Hooks::createContainer;
+            case "startContainer" -> io.jrunc.spec.Hooks::startContainer;
+            case "poststart" -> io.jrunc.spec.Hooks::poststart;
+            case "poststop" -> io.jrunc.spec.Hooks::poststop;
+            default -> throw new IllegalArgumentException(kind);
+        };
+        return f.apply(hooks);
+    }
+
+    static void created(Container c) {
+        run(c, "prestart", null);
+        run(c, "createRuntime", null);
+        run(c, "createContainer", null);
     }
 
     static void startContainer(Container c) {
-        run(c, "startContainer", c.state().config().hooks() == null ? null : c.state().config().hooks().startContainer());
+        run(c, "startContainer", null);
     }
 
     static void poststart(Container c) {
-        run(c, "poststart", c.state().config().hooks() == null ? null : c.state().config().hooks().poststart());
+        run(c, "poststart", null);
     }
 
     static void poststop(Container c, byte[] state) {
-        var hooks = c.state().config().hooks();
-        if (hooks == null || hooks.poststop() == null) {
-            return;
-        }
         try {
-            HookRunner.run("poststop", hooks.poststop(), state);
+            run(c, "poststop", state);
         } catch (ContainerException e) {
             Log.warn(e.getMessage());
         }
     }
 
-    private static void run(Container c, String kind, List<Hook> hooks) {
-        if (hooks != null && !hooks.isEmpty()) {
-            HookRunner.run(kind, hooks, c.ociStateJson());
+    private static void run(Container c, String kind, byte[] state) {
+        if (c.state().hooks().contains(kind)) {
+            HookRunner.run(kind, of(c.config().hooks(), kind), state != null ? state : c.ociStateJson());
         }
     }
 }
