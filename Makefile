@@ -1,44 +1,80 @@
 # jrunc build. Every target finds JDK 25 itself: the machine's default java is 17.
 SHELL := /bin/bash
 PREFIX ?= /usr/local
-JAVA_HOME := $(shell for d in $$JAVA_HOME /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-25-openjdk-amd64 /usr/lib/jvm/*25*; do \
+JDK_CANDIDATES := $$JAVA_HOME /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-25-openjdk-amd64 /usr/lib/jvm/*25*
+JAVA_HOME := $(shell for d in $(JDK_CANDIDATES); do \
 	[ -x "$$d/bin/javac" ] && "$$d/bin/java" -version 2>&1 | grep -q '"25' && { echo $$d; break; }; done)
 export JAVA_HOME
-MVN := MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow mvn -B -q -Dstyle.color=never
+# The caller's MAVEN_OPTS are kept (e.g. -Dmaven.repo.local=... for a private repository).
+MVN := MAVEN_OPTS="$(MAVEN_OPTS) --sun-misc-unsafe-memory-access=allow" mvn -B -Dstyle.color=never
 BUILD := build
+JRUNC := $(abspath $(BUILD))/bin/jrunc
+
+# Debian packages, installed by `make deps` when missing: busybox-static makes test bundles, runc and
+# crun are what `make bench` compares against, E2E_PACKAGES are the clients the end-to-end tests drive.
+TEST_PACKAGES := busybox-static runc
+BENCH_PACKAGES := crun
+E2E_PACKAGES :=
 
 .PHONY: all check-jdk deps build launcher test demo install bench clean bindings
 
 all: build
 
 check-jdk:
-	@[ -n "$(JAVA_HOME)" ] || { echo "JDK 25 not found under /usr/lib/jvm; set JAVA_HOME" >&2; exit 1; }
+	@[ -n "$(JAVA_HOME)" ] || { echo "JDK 25 not found: looked for bin/javac of version 25 in" \
+	  "$(JDK_CANDIDATES) (JAVA_HOME=$${JAVA_HOME:-unset}). Install one there or set JAVA_HOME." >&2; exit 1; }
 
-# Packages the tests drive (busybox-static for bundles; runc/crun for bench; podman/containerd for e2e).
+# $(call apt-ensure,packages): installs those not yet installed (and maven when mvn is missing), running
+# apt-get update once first, and only when something has to be installed.
+apt-ensure = @missing=$$(for p in $(1); do dpkg-query -W -f='$${db:Status-Status}\n' $$p 2>/dev/null \
+	  | grep -qx installed || echo $$p; done; command -v mvn >/dev/null || echo maven); \
+	if [ -n "$$missing" ]; then \
+	  echo "apt-get install" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing </dev/null; \
+	fi
+
 deps:
-	@command -v busybox >/dev/null && command -v runc >/dev/null || { \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static runc >/dev/null; }
+	$(call apt-ensure,$(TEST_PACKAGES) $(BENCH_PACKAGES) $(E2E_PACKAGES))
 
 build: check-jdk
-	$(MVN) -DskipTests install
+	$(MVN) -q -DskipTests install
 	$(MAKE) --no-print-directory launcher
 
 # build/lib holds the runtime's jars; build/bin/jrunc is a launcher that execs the JVM with flags chosen
 # for a short-lived CLI (docs/PERFORMANCE.md): Serial GC and a small heap (the created container's
 # process shares this address space until start), C1 only, and the caller's fd limit left alone.
+# render-launcher(lib dir, output): scripts/jrunc.in with this JDK and that lib dir.
+render-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@LIB@|$(1)|' scripts/jrunc.in > $(2) && chmod 755 $(2)
+
+# The jars come from this tree's reactor (-am), never from ~/.m2, which another checkout may have overwritten.
 launcher:
 	@rm -rf $(BUILD)/lib && mkdir -p $(BUILD)/bin $(BUILD)/lib
+	@$(MVN) -q -Dmaven.test.skip=true -pl runtime -am package dependency:copy-dependencies \
+	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib
 	@cp runtime/target/jrunc-runtime-*.jar $(BUILD)/lib/
-	@$(MVN) -pl runtime dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib
-	@sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@LIB@|$(abspath $(BUILD))/lib|' scripts/jrunc.in > $(BUILD)/bin/jrunc
-	@chmod 755 $(BUILD)/bin/jrunc
+	@$(call render-launcher,$(abspath $(BUILD))/lib,$(BUILD)/bin/jrunc)
 	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)"
 
-test: check-jdk deps
-	$(MVN) install
+# Unit tests of every module and the tests module's integration tests, which drive build/bin/jrunc: so
+# the launcher is assembled before any test runs. -fae: every module's tests run even after a failure,
+# and the build still fails.
+test: check-jdk deps build
+	$(MVN) -ntp -fae -Djrunc.binary=$(JRUNC) verify
+
+# A busybox bundle (from Debian's busybox-static) run in the foreground; see scripts/demo.sh.
+demo: build
+	$(call apt-ensure,busybox-static)
+	@scripts/demo.sh $(JRUNC) $(BUILD)/demo-bundle $(BUILD)/demo-root
+
+# Jars to $(PREFIX)/lib/jrunc, the launcher to $(PREFIX)/bin/jrunc pointing at them.
+install: build
+	install -d $(DESTDIR)$(PREFIX)/lib/jrunc $(DESTDIR)$(PREFIX)/bin
+	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.jar
+	install -m 644 $(BUILD)/lib/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc/
+	$(call render-launcher,$(PREFIX)/lib/jrunc,$(DESTDIR)$(PREFIX)/bin/jrunc)
 
 clean:
-	$(MVN) clean || true
+	$(MVN) -q clean || true
 	rm -rf $(BUILD)
 
 # Regenerates the jextract bindings (needs jextract for JDK 25 on PATH); see docs/bindings.md.
