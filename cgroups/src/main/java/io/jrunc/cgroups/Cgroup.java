@@ -1,5 +1,9 @@
 package io.jrunc.cgroups;
 
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.Processes;
+import io.jrunc.spec.LinuxResources;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,20 +14,27 @@ import java.util.TreeSet;
 /**
  * A container's cgroup: one directory in each cgroup hierarchy the container joins (runc's cgroupfs
  * driver; see docs/cgroups.md). {@link CgroupV1} serves legacy and hybrid hosts, {@link CgroupV2}
- * unified ones; resource limits will be applied by each in its own files.
+ * unified ones; each applies resource limits ({@link #apply}) in its own files.
  *
  * <p>Life cycle as the runtime uses it: {@link #create} at container create, {@link #location()}
  * into the state file, {@link #placeForChildren} (or {@link #addProcess}) to get the container's
  * process into it before it execs; later commands {@link #open} the saved location;
- * {@link #destroy} at delete, once the processes are gone.
+ * {@link #destroy} at delete, once the processes are gone. In between: {@link #apply} (create and
+ * update), {@link #freeze}/{@link #thaw} (pause/resume), {@link #killAll} (kill --all, delete --force),
+ * {@link #stats} and {@link #oomEvents} (events).
  */
 public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
 
+    /** SIGKILL on every Linux architecture. */
+    static final int SIGKILL = 9;
+
     private final CgroupLocation location;
     final List<CgroupDirectory> directories;
+    final CgroupFiles files;
 
-    Cgroup(CgroupLocation location) {
+    Cgroup(CgroupLocation location, CgroupFiles files) {
         this.location = location;
+        this.files = files;
         List<CgroupDirectory> dirs = new ArrayList<>();
         for (Map.Entry<String, String> entry : location.directories().entrySet()) {
             dirs.add(new CgroupDirectory(entry.getKey(), Path.of(entry.getValue()),
@@ -75,9 +86,14 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
 
     /** The cgroup at a saved location. Touches nothing; operations fail if it is gone. */
     public static Cgroup open(CgroupLocation location) {
+        return open(location, CgroupFiles.kernel());
+    }
+
+    /** As {@link #open(CgroupLocation)}, with the file operations of resource code replaced (tests). */
+    static Cgroup open(CgroupLocation location, CgroupFiles files) {
         return switch (location.mode()) {
-            case UNIFIED -> new CgroupV2(location);
-            case HYBRID, LEGACY -> new CgroupV1(location);
+            case UNIFIED -> new CgroupV2(location, files);
+            case HYBRID, LEGACY -> new CgroupV1(location, files);
         };
     }
 
@@ -163,6 +179,96 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
             throw failure;
         }
     }
+
+    /**
+     * Writes the limits of {@code resources} (create, and update with the merged resources) in runc's
+     * order. Absent values leave their files alone. On cgroup v2, device rules need the BPF filter:
+     * this form refuses them (see {@link #apply(LinuxResources, CgroupV2DeviceFilter)}); on v1 they go
+     * to devices.deny/devices.allow. The first failure stops and is thrown; earlier writes stay.
+     */
+    public final void apply(LinuxResources resources) throws CgroupException {
+        apply(resources, CgroupV2DeviceFilter.UNAVAILABLE);
+    }
+
+    /**
+     * As {@link #apply(LinuxResources)}, with cgroup v2 device rules installed by {@code v2Devices}
+     * (ignored on v1, where the devices controller enforces them).
+     */
+    public abstract void apply(LinuxResources resources, CgroupV2DeviceFilter v2Devices) throws CgroupException;
+
+    /**
+     * Freezes every process of the cgroup and waits until the kernel says all are frozen (runc's
+     * pause). Do not call while a {@link #placeForChildren} placement is open: the JVM (v2) or its
+     * thread (v1) would be frozen too.
+     */
+    public final void freeze() throws CgroupException {
+        freezer().freeze();
+    }
+
+    /** Lets the processes run again (runc's resume). */
+    public final void thaw() throws CgroupException {
+        freezer().thaw();
+    }
+
+    /** Whether this cgroup itself is frozen (runc's "paused"); a frozen ancestor does not count on v1. */
+    public final boolean isFrozen() throws CgroupException {
+        return freezer().isFrozen();
+    }
+
+    abstract Freezer freezer() throws CgroupException;
+
+    /**
+     * Sends {@code signal} to every process in the cgroup (runc's {@code signalAllProcesses}). SIGKILL
+     * uses cgroup.kill where the cgroup has a v2 directory that offers it (kernel 5.14+; the kernel
+     * kills every process, new ones included); on a unified host that is all. Otherwise, and on hybrid
+     * hosts for the v1 hierarchies as well, the cgroup is frozen so that the list of processes is
+     * stable, each is signalled, and the cgroup is thawed (frozen processes act on the signal when
+     * thawed). Without a freezer the processes are signalled unfrozen. Processes that are already gone
+     * are skipped; this JVM is never signalled. Not while a placement is open (see {@link #freeze}).
+     */
+    public final void killAll(int signal) throws CgroupException {
+        if (signal == SIGKILL) {
+            Path unified = location.directory("");
+            if (unified != null && files.exists(unified.resolve("cgroup.kill"))) {
+                files.write(unified.resolve("cgroup.kill"), "1");
+                if (mode() == CgroupMode.UNIFIED) {
+                    return;
+                }
+            }
+        }
+        boolean frozen = false;
+        try {
+            freeze();
+            frozen = true;
+        } catch (CgroupException e) {
+            // runc warns and signals anyway: a list that may miss a just-forked child beats no signal
+        }
+        try {
+            long self = ProcessHandle.current().pid();
+            for (long pid : processes()) {
+                if (pid == self) {
+                    continue;
+                }
+                try {
+                    Processes.kill((int) pid, signal);
+                } catch (ErrnoException e) {
+                    if (!e.is(Errno.ESRCH)) {
+                        throw new CgroupException("kill " + pid + ": " + Errno.describe(e.errno()), e.errno(), e);
+                    }
+                }
+            }
+        } finally {
+            if (frozen) {
+                thaw();
+            }
+        }
+    }
+
+    /** The cgroup's counters now, shaped like runc's events --stats data. */
+    public abstract CgroupStats stats() throws CgroupException;
+
+    /** The OOM counters, for the events command to watch (a rise is an OOM event). */
+    public abstract OomEvents oomEvents() throws CgroupException;
 
     @Override
     public String toString() {
