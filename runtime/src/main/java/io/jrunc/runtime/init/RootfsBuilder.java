@@ -59,7 +59,8 @@ public final class RootfsBuilder {
      * Everything up to and including the switch of root. {@code execFifo} is the host path of the exec
      * FIFO: it is bound into a small tmpfs at the first proc destination so that the container process
      * can open it by a path inside its root, and block there until start (the tmpfs is replaced by the
-     * real procfs before anything runs in the container).
+     * real procfs before anything runs in the container). The tmpfs is searchable by all (0711) because
+     * the process opens the FIFO after switching to the container's user.
      */
     public Prepared prepare(boolean noPivot, Path execFifo) {
         long propagation = rootPropagation();
@@ -85,7 +86,7 @@ public final class RootfsBuilder {
         }
         String gate = procMounts.getFirst().destination() + "/.jrunc-exec.fifo";
         Path gateHost = ScopedPath.resolve(rootfs, procMounts.getFirst().destination());
-        Mounts.mount("tmpfs", gateHost.toString(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=700,size=4k");
+        Mounts.mount("tmpfs", gateHost.toString(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=711,size=4k");
         createFile(gateHost.resolve(".jrunc-exec.fifo"));
         Mounts.mount(execFifo.toString(), gateHost.resolve(".jrunc-exec.fifo").toString(), null, MS_BIND, null);
         if (noPivot) {
