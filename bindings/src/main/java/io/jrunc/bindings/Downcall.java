@@ -10,13 +10,13 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /**
- * Builds downcall handles that capture errno. Generated downcalls never capture errno, and reading
- * errno after a call is unreliable because the JVM may run native code in between, so every handle
- * that can fail is linked with {@code captureCallState("errno")}: its first parameter is a segment the
- * linker fills with errno right after the call.
+ * Links libc functions. Every handle captures errno: generated downcalls never do, and reading errno
+ * after a call is unreliable because the JVM may run native code in between, so each call passes a
+ * segment the linker fills with errno right after the call.
  *
- * <p>Handles are created lazily by the holder classes that use them (one static final per function),
- * because creating a handle costs milliseconds and every jrunc command pays JVM start-up.
+ * <p>Only two downcall shapes exist in the whole facade: the shared one of {@link NativeFunction} and
+ * the variadic {@code syscall} of {@link Syscalls}. Each distinct shape costs a generated stub on a
+ * cold JVM, and every jrunc command starts cold.
  */
 final class Downcall {
     private Downcall() {}
@@ -32,17 +32,17 @@ final class Downcall {
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc has no symbol " + symbol));
     }
 
-    /** A handle whose first argument is the call-state segment (see {@link #errnoSegment}). */
-    static MethodHandle capturing(String symbol, FunctionDescriptor descriptor, Linker.Option... options) {
+    /** A function with the declared C signature {@code declared}, called through the shared shape. */
+    static NativeFunction function(String symbol, FunctionDescriptor declared) {
+        return new NativeFunction(symbol, declared);
+    }
+
+    /** A handle of {@code shape} whose first argument is the call-state segment. */
+    static MethodHandle linkShared(String symbol, FunctionDescriptor shape, Linker.Option... options) {
         Linker.Option[] all = new Linker.Option[options.length + 1];
         all[0] = CAPTURE_ERRNO;
         System.arraycopy(options, 0, all, 1, options.length);
-        return LINKER.downcallHandle(address(symbol), descriptor, all);
-    }
-
-    /** A handle for a function that cannot fail or reports errors in its return value. */
-    static MethodHandle plain(String symbol, FunctionDescriptor descriptor, Linker.Option... options) {
-        return LINKER.downcallHandle(address(symbol), descriptor, options);
+        return LINKER.downcallHandle(address(symbol), shape, all);
     }
 
     static MemorySegment errnoSegment(Arena arena) {

@@ -7,9 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
 /**
  * Raw file descriptors: the runtime needs descriptors it can name by number (to hand to posix_spawn,
@@ -34,28 +32,30 @@ public final class FileDescriptors {
     // struct pollfd {int fd; short events; short revents}
     static final long POLLFD_SIZE = 8, POLL_FD = 0, POLL_EVENTS = 4, POLL_REVENTS = 6;
 
-    private static final MethodHandle OPEN = Downcall.capturing("open",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle CLOSE = Downcall.capturing("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle READ = Downcall.capturing("read",
+    private static final NativeFunction CLOSE = Downcall.function("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final NativeFunction READ = Downcall.function("read",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle WRITE = Downcall.capturing("write",
+    private static final NativeFunction WRITE = Downcall.function("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle DUP3 = Downcall.capturing("dup3",
+    private static final NativeFunction DUP3 = Downcall.function("dup3",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle PIPE2 = Downcall.capturing("pipe2",
+    private static final NativeFunction PIPE2 = Downcall.function("pipe2",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle MKNOD = Downcall.capturing("mknod",
+    private static final NativeFunction MKNOD = Downcall.function("mknod",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle FCHOWN = Downcall.capturing("fchown",
+    private static final NativeFunction FCHOWN = Downcall.function("fchown",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle CHOWN = Downcall.capturing("chown",
+    private static final NativeFunction CHOWN = Downcall.function("chown",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-    private static final MethodHandle POLL = Downcall.capturing("poll",
+    private static final NativeFunction POLL = Downcall.function("poll",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
 
+    /** open(2), as openat(AT_FDCWD): glibc's open is variadic, and the raw call needs no extra shape. */
     public static int open(String path, int flags, int mode) {
-        return Calls.checked(OPEN, "open", path, path, flags, mode);
+        try (Arena arena = Arena.ofConfined()) {
+            return (int) Syscalls.call("open", path, SyscallNumbers.OPENAT, AT_FDCWD,
+                    arena.allocateFrom(path).address(), flags, mode);
+        }
     }
 
     public static int open(String path, int flags) {

@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.invoke.MethodHandle;
 
 /**
  * The calling thread's root directory, working directory and umask. They belong to the process's
@@ -14,10 +13,10 @@ import java.lang.invoke.MethodHandle;
 public final class FsContext {
     private FsContext() {}
 
-    private static final MethodHandle CHDIR = Downcall.capturing("chdir", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle FCHDIR = Downcall.capturing("fchdir", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle CHROOT = Downcall.capturing("chroot", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle UMASK = Downcall.plain("umask", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final NativeFunction CHDIR = Downcall.function("chdir", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final NativeFunction FCHDIR = Downcall.function("fchdir", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final NativeFunction CHROOT = Downcall.function("chroot", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final NativeFunction UMASK = Downcall.function("umask", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
     /** Gives the calling thread its own root, cwd and umask. */
     public static void unshare() {
@@ -38,10 +37,6 @@ public final class FsContext {
 
     /** Sets the umask and returns the previous one. */
     public static int umask(int mask) {
-        try {
-            return (int) UMASK.invokeExact(mask);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        return (int) Calls.value(UMASK, mask);
     }
 }

@@ -19,9 +19,9 @@ public final class Mounts {
             MS_RELATIME = 1 << 21, MS_STRICTATIME = 1 << 24, MS_LAZYTIME = 1 << 25;
     public static final int MNT_FORCE = 1, MNT_DETACH = 2, MNT_EXPIRE = 4, UMOUNT_NOFOLLOW = 8;
 
-    private static final MethodHandle MOUNT = Downcall.capturing("mount",
+    private static final NativeFunction MOUNT = Downcall.function("mount",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
-    private static final MethodHandle UMOUNT2 = Downcall.capturing("umount2",
+    private static final NativeFunction UMOUNT2 = Downcall.function("umount2",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
 
     /** mount(2). {@code source}, {@code type} and {@code data} may be null. */

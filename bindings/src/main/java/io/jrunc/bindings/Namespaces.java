@@ -18,9 +18,9 @@ public final class Namespaces {
             CLONE_NEWUTS = 0x04000000, CLONE_NEWIPC = 0x08000000, CLONE_NEWUSER = 0x10000000,
             CLONE_NEWPID = 0x20000000, CLONE_NEWNET = 0x40000000;
 
-    private static final MethodHandle UNSHARE = Downcall.capturing("unshare",
+    private static final NativeFunction UNSHARE = Downcall.function("unshare",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle SETNS = Downcall.capturing("setns",
+    private static final NativeFunction SETNS = Downcall.function("setns",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
 
     public static void unshare(int flags) {

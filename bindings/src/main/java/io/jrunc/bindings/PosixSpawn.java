@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.List;
 
 /**
@@ -29,26 +28,26 @@ public final class PosixSpawn implements AutoCloseable {
             POSIX_SPAWN_SETSIGMASK = 0x08, POSIX_SPAWN_SETSID = 0x80;
 
     static final class Handles {
-        static final MethodHandle SPAWN = Downcall.plain("posix_spawn",
+        static final NativeFunction SPAWN = Downcall.function("posix_spawn",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
-        static final MethodHandle FA_INIT = fn("posix_spawn_file_actions_init", ADDRESS);
-        static final MethodHandle FA_DESTROY = fn("posix_spawn_file_actions_destroy", ADDRESS);
-        static final MethodHandle FA_DUP2 = fn("posix_spawn_file_actions_adddup2", ADDRESS, JAVA_INT, JAVA_INT);
-        static final MethodHandle FA_OPEN = fn("posix_spawn_file_actions_addopen",
+        static final NativeFunction FA_INIT = fn("posix_spawn_file_actions_init", ADDRESS);
+        static final NativeFunction FA_DESTROY = fn("posix_spawn_file_actions_destroy", ADDRESS);
+        static final NativeFunction FA_DUP2 = fn("posix_spawn_file_actions_adddup2", ADDRESS, JAVA_INT, JAVA_INT);
+        static final NativeFunction FA_OPEN = fn("posix_spawn_file_actions_addopen",
                 ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT);
-        static final MethodHandle FA_CLOSE = fn("posix_spawn_file_actions_addclose", ADDRESS, JAVA_INT);
-        static final MethodHandle FA_CHDIR = fn("posix_spawn_file_actions_addchdir_np", ADDRESS, ADDRESS);
-        static final MethodHandle FA_CLOSEFROM = fn("posix_spawn_file_actions_addclosefrom_np", ADDRESS, JAVA_INT);
-        static final MethodHandle ATTR_INIT = fn("posix_spawnattr_init", ADDRESS);
-        static final MethodHandle ATTR_DESTROY = fn("posix_spawnattr_destroy", ADDRESS);
-        static final MethodHandle ATTR_FLAGS = fn("posix_spawnattr_setflags", ADDRESS, JAVA_SHORT);
-        static final MethodHandle ATTR_SIGMASK = fn("posix_spawnattr_setsigmask", ADDRESS, ADDRESS);
-        static final MethodHandle ATTR_SIGDEFAULT = fn("posix_spawnattr_setsigdefault", ADDRESS, ADDRESS);
-        static final MethodHandle SIGEMPTYSET = fn("sigemptyset", ADDRESS);
-        static final MethodHandle SIGFILLSET = fn("sigfillset", ADDRESS);
+        static final NativeFunction FA_CLOSE = fn("posix_spawn_file_actions_addclose", ADDRESS, JAVA_INT);
+        static final NativeFunction FA_CHDIR = fn("posix_spawn_file_actions_addchdir_np", ADDRESS, ADDRESS);
+        static final NativeFunction FA_CLOSEFROM = fn("posix_spawn_file_actions_addclosefrom_np", ADDRESS, JAVA_INT);
+        static final NativeFunction ATTR_INIT = fn("posix_spawnattr_init", ADDRESS);
+        static final NativeFunction ATTR_DESTROY = fn("posix_spawnattr_destroy", ADDRESS);
+        static final NativeFunction ATTR_FLAGS = fn("posix_spawnattr_setflags", ADDRESS, JAVA_SHORT);
+        static final NativeFunction ATTR_SIGMASK = fn("posix_spawnattr_setsigmask", ADDRESS, ADDRESS);
+        static final NativeFunction ATTR_SIGDEFAULT = fn("posix_spawnattr_setsigdefault", ADDRESS, ADDRESS);
+        static final NativeFunction SIGEMPTYSET = fn("sigemptyset", ADDRESS);
+        static final NativeFunction SIGFILLSET = fn("sigfillset", ADDRESS);
 
-        private static MethodHandle fn(String name, java.lang.foreign.MemoryLayout... args) {
-            return Downcall.plain(name, FunctionDescriptor.of(JAVA_INT, args));
+        private static NativeFunction fn(String name, java.lang.foreign.MemoryLayout... args) {
+            return Downcall.function(name, FunctionDescriptor.of(JAVA_INT, args));
         }
     }
 
@@ -119,13 +118,8 @@ public final class PosixSpawn implements AutoCloseable {
     public int spawn(String path, List<String> argv, List<String> env) {
         check("posix_spawnattr_setflags", call(Handles.ATTR_FLAGS, attr, flags));
         MemorySegment pid = arena.allocate(JAVA_INT);
-        int err;
-        try {
-            err = (int) Handles.SPAWN.invokeExact(pid, arena.allocateFrom(path), actions, attr,
-                    strings(argv), strings(env));
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        int err = (int) Calls.value(Handles.SPAWN, pid, arena.allocateFrom(path), actions, attr,
+                strings(argv), strings(env));
         if (err != 0) {
             throw new ErrnoException("posix_spawn", err, path);
         }
@@ -148,12 +142,8 @@ public final class PosixSpawn implements AutoCloseable {
         arena.close();
     }
 
-    private static int call(MethodHandle handle, Object... args) {
-        try {
-            return (int) handle.invokeWithArguments(args);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+    private static int call(NativeFunction fn, Object... args) {
+        return (int) Calls.value(fn, args);
     }
 
     // The posix_spawn family returns an error number instead of setting errno.

@@ -1,11 +1,6 @@
 package io.jrunc.bindings;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.invoke.MethodHandle;
 
 /**
  * prctl(2). Every option used here acts on the calling thread: the bounding and ambient capability
@@ -21,12 +16,10 @@ public final class Prctl {
     public static final int PR_CAP_AMBIENT_IS_SET = 1, PR_CAP_AMBIENT_RAISE = 2, PR_CAP_AMBIENT_LOWER = 3,
             PR_CAP_AMBIENT_CLEAR_ALL = 4;
 
-    private static final MethodHandle PRCTL = Downcall.capturing("prctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
 
     public static int prctl(int option, long a2, long a3, long a4, long a5) {
-        return Calls.checked(PRCTL, "prctl", "option " + option, option, a2, a3, a4, a5);
+        // glibc's prctl is variadic; the raw system call takes the same five arguments.
+        return (int) Syscalls.call("prctl", "option " + option, SyscallNumbers.PRCTL, option, a2, a3, a4, a5);
     }
 
     public static void setNoNewPrivileges() { prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }

@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
 /** Process-level calls: identity, signals, waiting, resource limits, pidfds. */
 public final class Processes {
@@ -20,20 +19,16 @@ public final class Processes {
     // struct rlimit {rlim_cur, rlim_max}
     static final long RLIMIT_SIZE = 16, RLIM_CUR = 0, RLIM_MAX = 8;
 
-    private static final MethodHandle GETPID = Downcall.plain("getpid", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle KILL = Downcall.capturing("kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle WAITPID = Downcall.capturing("waitpid",
+    private static final NativeFunction GETPID = Downcall.function("getpid", FunctionDescriptor.of(JAVA_INT));
+    private static final NativeFunction KILL = Downcall.function("kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final NativeFunction WAITPID = Downcall.function("waitpid",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle PRLIMIT = Downcall.capturing("prlimit",
+    private static final NativeFunction PRLIMIT = Downcall.function("prlimit",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle SETSID = Downcall.capturing("setsid", FunctionDescriptor.of(JAVA_INT));
+    private static final NativeFunction SETSID = Downcall.function("setsid", FunctionDescriptor.of(JAVA_INT));
 
     public static int getpid() {
-        try {
-            return (int) GETPID.invokeExact();
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        return (int) Calls.value(GETPID);
     }
 
     public static void kill(int pid, int signal) {

@@ -24,7 +24,7 @@ public final class StatFs {
     // struct statfs (literals, checked against the generated layout by FacadeMatchesGeneratedTest)
     static final long STATFS_SIZE = 120, F_TYPE = 0, F_FLAGS = 80;
 
-    private static final MethodHandle STATFS = Downcall.capturing("statfs",
+    private static final NativeFunction STATFS = Downcall.function("statfs",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
 
     public record Info(long type, long flags) {}

@@ -20,7 +20,7 @@ import java.lang.invoke.MethodHandle;
 public final class Syscalls {
     private Syscalls() {}
 
-    private static final MethodHandle SYSCALL = Downcall.capturing("syscall",
+    private static final MethodHandle SYSCALL = Downcall.linkShared("syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG),
             Linker.Option.firstVariadicArg(1));

@@ -39,21 +39,21 @@ public final class UnixSockets {
     // CMSG_SPACE(sizeof(int)) and CMSG_LEN(sizeof(int))
     static final long CMSG_SPACE_ONE_FD = CMSGHDR_SIZE + 8, CMSG_LEN_ONE_FD = CMSGHDR_SIZE + 4;
 
-    private static final MethodHandle SOCKET = Downcall.capturing("socket",
+    private static final NativeFunction SOCKET = Downcall.function("socket",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle CONNECT = Downcall.capturing("connect",
+    private static final NativeFunction CONNECT = Downcall.function("connect",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle BIND = Downcall.capturing("bind",
+    private static final NativeFunction BIND = Downcall.function("bind",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle LISTEN = Downcall.capturing("listen",
+    private static final NativeFunction LISTEN = Downcall.function("listen",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle ACCEPT4 = Downcall.capturing("accept4",
+    private static final NativeFunction ACCEPT4 = Downcall.function("accept4",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle SENDMSG = Downcall.capturing("sendmsg",
+    private static final NativeFunction SENDMSG = Downcall.function("sendmsg",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle RECVMSG = Downcall.capturing("recvmsg",
+    private static final NativeFunction RECVMSG = Downcall.function("recvmsg",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle SOCKETPAIR = Downcall.capturing("socketpair",
+    private static final NativeFunction SOCKETPAIR = Downcall.function("socketpair",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
 
     public static int connect(String path) {

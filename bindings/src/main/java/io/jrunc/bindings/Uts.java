@@ -12,9 +12,9 @@ import java.nio.charset.StandardCharsets;
 public final class Uts {
     private Uts() {}
 
-    private static final MethodHandle SETHOSTNAME = Downcall.capturing("sethostname",
+    private static final NativeFunction SETHOSTNAME = Downcall.function("sethostname",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle SETDOMAINNAME = Downcall.capturing("setdomainname",
+    private static final NativeFunction SETDOMAINNAME = Downcall.function("setdomainname",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
 
     public static void sethostname(String name) {

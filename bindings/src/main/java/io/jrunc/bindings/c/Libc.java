@@ -12248,6 +12248,15 @@ public class Libc extends Libc$shared {
     public static int SYS_open_tree() {
         return SYS_open_tree;
     }
+    private static final int SYS_openat = (int)257L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_openat 257
+     * }
+     */
+    public static int SYS_openat() {
+        return SYS_openat;
+    }
     private static final int SYS_openat2 = (int)437L;
     /**
      * {@snippet lang=c :
@@ -12301,6 +12310,15 @@ public class Libc extends Libc$shared {
      */
     public static int SYS_pivot_root() {
         return SYS_pivot_root;
+    }
+    private static final int SYS_prctl = (int)157L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_prctl 157
+     * }
+     */
+    public static int SYS_prctl() {
+        return SYS_prctl;
     }
     private static final int SYS_sched_setattr = (int)314L;
     /**
