@@ -1,7 +1,7 @@
 # jrunc build. Every target finds JDK 25 itself: the machine's default java is 17.
 SHELL := /bin/bash
 PREFIX ?= /usr/local
-JDK_CANDIDATES := $$JAVA_HOME /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-25-openjdk-amd64 /usr/lib/jvm/*25*
+JDK_CANDIDATES := $(JAVA_HOME) /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-25-openjdk-amd64 /usr/lib/jvm/*25*
 JAVA_HOME := $(shell for d in $(JDK_CANDIDATES); do \
 	[ -x "$$d/bin/javac" ] && "$$d/bin/java" -version 2>&1 | grep -q '"25' && { echo $$d; break; }; done)
 export JAVA_HOME
@@ -21,8 +21,8 @@ E2E_PACKAGES :=
 all: build
 
 check-jdk:
-	@[ -n "$(JAVA_HOME)" ] || { echo "JDK 25 not found: looked for bin/javac of version 25 in" \
-	  "$(JDK_CANDIDATES) (JAVA_HOME=$${JAVA_HOME:-unset}). Install one there or set JAVA_HOME." >&2; exit 1; }
+	@[ -n "$(JAVA_HOME)" ] || { echo "JDK 25 not found: looked for a JDK 25 (bin/javac) in" \
+	  "$(JDK_CANDIDATES). Install one under /usr/lib/jvm or set JAVA_HOME to it." >&2; exit 1; }
 
 # $(call apt-ensure,packages): installs those not yet installed (and maven when mvn is missing), running
 # apt-get update once first, and only when something has to be installed.
@@ -37,6 +37,7 @@ deps:
 	$(call apt-ensure,$(TEST_PACKAGES) $(BENCH_PACKAGES) $(E2E_PACKAGES))
 
 build: check-jdk
+	$(call apt-ensure,)
 	$(MVN) -q -DskipTests install
 	$(MAKE) --no-print-directory launcher
 
@@ -56,8 +57,8 @@ launcher:
 	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)"
 
 # Unit tests of every module and the tests module's integration tests, which drive build/bin/jrunc: so
-# the launcher is assembled before any test runs. -fae: every module's tests run even after a failure,
-# and the build still fails.
+# the launcher is assembled before any test runs. -fae: a test failure fails the build at the end, after
+# the tests of every module that does not depend on the failing one have run.
 test: check-jdk deps build
 	$(MVN) -ntp -fae -Djrunc.binary=$(JRUNC) verify
 
