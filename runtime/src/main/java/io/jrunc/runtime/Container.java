@@ -218,6 +218,9 @@ public final class Container implements AutoCloseable {
     /** Removes everything the container left: its remaining processes' cgroup, its state, then poststop. */
     void destroy() {
         byte[] stoppedState = ociStateJson();
+        if (state.hooks().contains("poststop")) {
+            config(); // read before ROOT/ID (and the config kept there) is removed
+        }
         Cgroup cgroup = cgroup();
         try {
             if (!cgroup.isEmpty()) {

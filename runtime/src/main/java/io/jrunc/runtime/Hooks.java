@@ -65,9 +65,28 @@ final class Hooks {
         }
     }
 
+    /** The kinds the runtime-spec runs "in the container namespace" (config.md, Lifecycle). */
+    private static final List<String> IN_CONTAINER = List.of("createContainer", "startContainer");
+
     private static void run(Container c, String kind, byte[] state) {
-        if (c.state().hooks().contains(kind)) {
-            HookRunner.run(kind, of(c.config().hooks(), kind), state != null ? state : c.ociStateJson());
+        if (!c.state().hooks().contains(kind)) {
+            return;
+        }
+        List<Hook> hooks = of(c.config().hooks(), kind);
+        byte[] json = state != null ? state : c.ociStateJson();
+        if (!IN_CONTAINER.contains(kind)) {
+            HookRunner.run(kind, hooks, json);
+            return;
+        }
+        try {
+            ContainerNamespaces.call(c.state().pid(), () -> {
+                HookRunner.run(kind, hooks, json);
+                return null;
+            });
+        } catch (ContainerException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new ContainerException(kind + " hook: " + e.getMessage(), e);
         }
     }
 }

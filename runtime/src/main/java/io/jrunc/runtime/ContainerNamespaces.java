@@ -1,0 +1,72 @@
+package io.jrunc.runtime;
+
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.FsContext;
+import io.jrunc.bindings.Namespaces;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * Runs code on a throwaway platform thread that has joined a container's namespaces (every one of
+ * ipc, uts, net, pid, mnt and cgroup that differs from the runtime's) but whose root directory is the
+ * host's again. This is the context runc gives createContainer and startContainer hooks (it runs them
+ * in the container's namespaces before pivot_root): processes spawned here are in the container's
+ * namespaces, while the hook's path and interpreter resolve on the host, as the runtime-spec says.
+ * The host root is reached through a descriptor opened before joining the mount namespace.
+ */
+final class ContainerNamespaces {
+    private ContainerNamespaces() {}
+
+    private static final String[] ORDER = {"ipc", "uts", "net", "pid", "mnt", "cgroup"};
+    private static final int[] FLAGS = {Namespaces.CLONE_NEWIPC, Namespaces.CLONE_NEWUTS, Namespaces.CLONE_NEWNET,
+            Namespaces.CLONE_NEWPID, Namespaces.CLONE_NEWNS, Namespaces.CLONE_NEWCGROUP};
+
+    static <T> T call(int pid, Callable<T> body) throws Exception {
+        Object[] result = new Object[1];
+        Throwable[] failure = new Throwable[1];
+        Thread t = Thread.ofPlatform().name("jrunc-hooks").unstarted(() -> {
+            List<Integer> fds = new ArrayList<>();
+            try {
+                FsContext.unshare();
+                int hostRoot = FileDescriptors.open("/", FileDescriptors.O_PATH | FileDescriptors.O_DIRECTORY
+                        | FileDescriptors.O_CLOEXEC);
+                fds.add(hostRoot);
+                List<int[]> joins = new ArrayList<>();
+                for (int i = 0; i < ORDER.length; i++) {
+                    Path theirs = Path.of("/proc", Integer.toString(pid), "ns", ORDER[i]);
+                    if (Files.readSymbolicLink(theirs).equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns", ORDER[i])))) {
+                        continue;
+                    }
+                    int fd = FileDescriptors.open(theirs.toString(), FileDescriptors.O_RDONLY | FileDescriptors.O_CLOEXEC);
+                    fds.add(fd);
+                    joins.add(new int[] {fd, FLAGS[i]});
+                }
+                for (int[] join : joins) {
+                    Namespaces.setns(join[0], join[1], "namespace of " + pid);
+                }
+                FsContext.fchdir(hostRoot);
+                FsContext.chroot(".");
+                FsContext.chdir("/");
+                result[0] = body.call();
+            } catch (Throwable e) {
+                failure[0] = e;
+            } finally {
+                fds.forEach(FileDescriptors::closeQuietly);
+            }
+        });
+        t.start();
+        t.join();
+        if (failure[0] instanceof Exception e) {
+            throw e;
+        }
+        if (failure[0] instanceof Error e) {
+            throw e;
+        }
+        @SuppressWarnings("unchecked")
+        T value = (T) result[0];
+        return value;
+    }
+}
