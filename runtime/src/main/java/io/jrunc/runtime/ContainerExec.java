@@ -64,7 +64,14 @@ public final class ContainerExec {
             }
             ForegroundProcess foreground = options.detach() ? null : ForegroundProcess.forwardSignalsTo(pid);
             release(fifo, pid);
-            return foreground == null ? 0 : foreground.waitForExit();
+            if (foreground == null) {
+                return 0;
+            }
+            // Waiting may take as long as the command runs: give up the container's lock first, as runc
+            // holds none, so that state, kill, delete and other execs are not stuck behind this one.
+            Files.deleteIfExists(fifo);
+            container.close();
+            return foreground.waitForExit();
         } catch (Exception | Error e) {
             if (pid > 0) {
                 try {
