@@ -1,0 +1,307 @@
+package io.jrunc.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * What the end-to-end tests need from the host: the jrunc under test, the client packages, a busybox
+ * image built locally (no registry is reachable), and cleanup of what the clients leave behind when a
+ * test fails half-way (processes, mounts, cgroups, directories).
+ */
+final class E2eHost {
+    private E2eHost() {}
+
+    static final String IMAGE = "localhost/jrunc-busybox:e2e";
+    static final String PATH_ENV = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+    /** The launcher under test: system property jrunc.binary (set by `make test`), else ../build/bin/jrunc. */
+    static Path jrunc() {
+        Path p = Path.of(System.getProperty("jrunc.binary", "../build/bin/jrunc")).toAbsolutePath().normalize();
+        assertTrue(Files.isExecutable(p), p + " is missing: run `make build` first (or set -Djrunc.binary)");
+        return p;
+    }
+
+    /**
+     * Skips the test class unless it runs as root with every command on PATH. CI installs the
+     * packages with `make deps`, so a skip there means the Makefile lost them.
+     */
+    static void requireRootAndCommands(String packages, String... commands) {
+        assumeTrue(isRoot(), "end-to-end tests drive real container engines and need root");
+        List<String> missing = new ArrayList<>();
+        for (String c : commands) {
+            if (which(c) == null) {
+                missing.add(c);
+            }
+        }
+        assumeTrue(missing.isEmpty(), "skipped: " + missing + " not on PATH; install the Debian packages "
+                + packages + " (`make deps` does)");
+        assumeTrue(staticBusybox() != null, "skipped: no statically linked /bin/busybox; install busybox-static");
+    }
+
+    static Path which(String command) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
+            Path p = Path.of(dir.isEmpty() ? "." : dir, command);
+            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        for (String dir : List.of("/usr/sbin", "/usr/bin", "/sbin", "/bin")) {
+            Path p = Path.of(dir, command);
+            if (Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private static boolean isRoot() {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/status")).stream()
+                    .filter(l -> l.startsWith("Uid:")).anyMatch(l -> l.split("\\s+")[1].equals("0"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** busybox-static's binary, or null if /bin/busybox is missing or dynamically linked (has PT_INTERP). */
+    static Path staticBusybox() {
+        Path p = Path.of("/bin/busybox");
+        try {
+            if (!Files.isRegularFile(p)) {
+                return null;
+            }
+            ByteBuffer elf = ByteBuffer.wrap(Files.readAllBytes(p)).order(ByteOrder.LITTLE_ENDIAN);
+            long phoff = elf.getLong(32);
+            int phentsize = Short.toUnsignedInt(elf.getShort(54));
+            int phnum = Short.toUnsignedInt(elf.getShort(56));
+            for (int i = 0; i < phnum; i++) {
+                if (elf.getInt((int) phoff + i * phentsize) == 3) { // PT_INTERP
+                    return null;
+                }
+            }
+            return p;
+        } catch (IOException | IndexOutOfBoundsException e) {
+            return null;
+        }
+    }
+
+    /** A busybox root filesystem (applets as symlinks in /bin, root in /etc/passwd), tarred for import. */
+    static Path busyboxRootfsTar(Path work, Command cmd) throws IOException {
+        Path rootfs = work.resolve("rootfs");
+        for (String d : List.of("bin", "etc", "proc", "sys", "dev", "tmp", "root")) {
+            Files.createDirectories(rootfs.resolve(d));
+        }
+        Path busybox = rootfs.resolve("bin/busybox");
+        Files.copy(staticBusybox(), busybox);
+        Command.Result list = cmd.run(List.of(busybox.toString(), "--list"));
+        assertTrue(list.exitCode() == 0, list.describe());
+        for (String applet : list.out().split("\n")) {
+            Path link = rootfs.resolve("bin").resolve(applet.strip());
+            if (!applet.isBlank() && !Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                Files.createSymbolicLink(link, Path.of("busybox"));
+            }
+        }
+        Files.writeString(rootfs.resolve("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n");
+        Files.writeString(rootfs.resolve("etc/group"), "root:x:0:\n");
+        Path tar = work.resolve("busybox-rootfs.tar");
+        Command.Result r = cmd.run(List.of("tar", "--numeric-owner", "-C", rootfs.toString(), "-cf", tar.toString(), "."));
+        assertTrue(r.exitCode() == 0, r.describe());
+        return tar;
+    }
+
+    /**
+     * An OCI image layout archive (what `podman save --format oci-archive` makes) holding the rootfs
+     * tar as its one uncompressed layer, named {@link #IMAGE}, for `ctr image import`. Written here so
+     * the containerd test needs no other image tool.
+     */
+    static Path ociArchive(Path work, Path layerTar, Command cmd) throws IOException {
+        Path layout = work.resolve("oci-layout");
+        Path blobs = Files.createDirectories(layout.resolve("blobs/sha256"));
+        byte[] layer = Files.readAllBytes(layerTar);
+        String layerDigest = sha256(layer);
+        Files.write(blobs.resolve(layerDigest), layer);
+        byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Env\":[\"" + PATH_ENV
+                + "\"],\"Cmd\":[\"sh\"]},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:" + layerDigest
+                + "\"]}}").getBytes(StandardCharsets.UTF_8);
+        String configDigest = sha256(config);
+        Files.write(blobs.resolve(configDigest), config);
+        byte[] manifest = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
+                + "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"sha256:"
+                + configDigest + "\",\"size\":" + config.length + "},\"layers\":[{\"mediaType\":"
+                + "\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:" + layerDigest + "\",\"size\":"
+                + layer.length + "}]}").getBytes(StandardCharsets.UTF_8);
+        String manifestDigest = sha256(manifest);
+        Files.write(blobs.resolve(manifestDigest), manifest);
+        Files.writeString(layout.resolve("oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
+        Files.writeString(layout.resolve("index.json"), "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":"
+                + "\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"sha256:" + manifestDigest
+                + "\",\"size\":" + manifest.length + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\""
+                + IMAGE + "\"}}]}");
+        Path archive = work.resolve("busybox-oci.tar");
+        Command.Result r = cmd.run(List.of("tar", "-C", layout.toString(), "-cf", archive.toString(), "."));
+        assertTrue(r.exitCode() == 0, r.describe());
+        return archive;
+    }
+
+    private static String sha256(byte[] data) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Polls {@code condition} every 200 ms for up to {@code seconds}. */
+    static boolean eventually(int seconds, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (true) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    // ---- cleanup -------------------------------------------------------------------------------
+
+    /**
+     * SIGKILLs processes whose command line mentions {@code marker} (a test's private directory):
+     * shims and conmon started for this test that a failure left behind. Returns their command lines.
+     */
+    static List<String> killProcessesMentioning(String marker) {
+        List<String> killed = new ArrayList<>();
+        long self = ProcessHandle.current().pid();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                long pid = Long.parseLong(p.getFileName().toString());
+                if (pid == self) {
+                    continue;
+                }
+                String cmdline;
+                try {
+                    cmdline = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ');
+                } catch (IOException e) {
+                    continue;
+                }
+                if (cmdline.contains(marker)) {
+                    ProcessHandle.of(pid).ifPresent(h -> {
+                        if (h.destroyForcibly()) {
+                            killed.add(pid + ": " + cmdline.strip());
+                        }
+                    });
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return killed;
+    }
+
+    /** Mount points at or below {@code dir} in this mount namespace, deepest first. */
+    static List<String> mountsUnder(Path dir) {
+        String prefix = dir.toString();
+        try {
+            return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
+                    .map(l -> unescape(l.split(" ")[4]))
+                    .filter(m -> m.equals(prefix) || m.startsWith(prefix + "/"))
+                    .sorted(Comparator.comparingInt(String::length).reversed())
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Lazily unmounts whatever is still mounted below {@code dir}; returns what it unmounted. */
+    static List<String> unmountUnder(Path dir, Command cmd) {
+        List<String> mounts = mountsUnder(dir);
+        for (String m : mounts) {
+            cmd.run(List.of("umount", "-l", m));
+        }
+        return mounts;
+    }
+
+    private static String unescape(String mountinfoField) {
+        return mountinfoField.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n")
+                .replace("\\134", "\\");
+    }
+
+    /** Cgroup mount points (v1 hierarchies and the v2 tree) of this host. */
+    static List<Path> cgroupMounts() {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
+                    .filter(l -> {
+                        String fsType = l.substring(l.indexOf(" - ") + 3).split(" ")[0];
+                        return fsType.equals("cgroup") || fsType.equals("cgroup2");
+                    })
+                    .map(l -> Path.of(unescape(l.split(" ")[4])))
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Directories of cgroup {@code relative} (e.g. "/jrunc-e2e-x") that exist in any hierarchy. */
+    static List<Path> cgroupDirs(String relative) {
+        return cgroupMounts().stream().map(m -> m.resolve(relative.replaceFirst("^/+", "")))
+                .filter(Files::isDirectory).toList();
+    }
+
+    /** Removes cgroup {@code relative} and its descendants (rmdir, children first) in every hierarchy. */
+    static void removeCgroupTree(String relative) {
+        for (Path dir : cgroupDirs(relative)) {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                for (Path d : walk.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList()) {
+                    try {
+                        Files.delete(d);
+                    } catch (IOException ignored) {
+                        // still populated: reported by the test's own assertions
+                    }
+                }
+            } catch (IOException | UncheckedIOException ignored) {
+                // raced with another removal
+            }
+        }
+    }
+
+    /** Deletes {@code dir} recursively without following symlinks (and without crossing into mounts). */
+    static void deleteTree(Path dir) {
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // e.g. a busy mount point: left for the report below
+                }
+            }
+        } catch (IOException | UncheckedIOException ignored) {
+            // partially removed
+        }
+    }
+}

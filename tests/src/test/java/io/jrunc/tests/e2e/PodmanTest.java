@@ -1,0 +1,240 @@
+package io.jrunc.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * podman 4.3 (Debian's) with conmon driving jrunc: conmon calls create (with --log-format=json, since
+ * containers.conf names jrunc in runtime_supports_json) and exec, podman calls start, kill, delete.
+ * Storage (--root, --runroot, --tmpdir), containers.conf and the cgroup parent are private to this
+ * class, so the host's podman state is not touched. jrunc keeps its default root (/run/jrunc), as
+ * podman never passes --root: `--runtime-flag root=DIR` would reach create and start but not the
+ * `delete --force` of `podman container cleanup`, which conmon's exit command runs without it.
+ * seccomp=unconfined until jrunc supports seccomp; no network.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class PodmanTest {
+    private Path work;
+    /** jrunc's default --root, which podman uses. */
+    private static final Path JRUNC_ROOT = Path.of("/run/jrunc");
+    private static final Pattern CREATED = Pattern.compile(
+            "\\{\"ID\":\"([0-9a-f]{64})\".*\"Status\":\"create\".*\"Type\":\"container\"");
+    private String cgroupParent;
+    private Command cmd;
+    private List<String> podman;
+    private Path jrunc;
+    private final List<String> names = new ArrayList<>();
+
+    @BeforeAll
+    void privateStore() throws Exception {
+        E2eHost.requireRootAndCommands("podman (with conmon)", "podman", "conmon", "tar");
+        jrunc = E2eHost.jrunc();
+        work = Files.createTempDirectory("jrunc-e2e-podman-");
+        cgroupParent = "/" + work.getFileName();
+        Path conf = work.resolve("containers.conf");
+        // clients.md: no CAP_SYS_RESOURCE here (podman's default nofile 1048576 cannot be set), no
+        // systemd or journald, and no network for tests.
+        Files.writeString(conf, """
+                [containers]
+                default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+                netns = "none"
+
+                [engine]
+                cgroup_manager = "cgroupfs"
+                events_logger = "file"
+                runtime = "jrunc"
+                runtime_supports_json = ["jrunc"]
+
+                [engine.runtimes]
+                jrunc = ["%s"]
+                """.formatted(jrunc));
+        cmd = new Command(work.resolve("out"), Map.of("CONTAINERS_CONF", conf.toString()));
+        podman = List.of("podman", "--root", work.resolve("storage").toString(),
+                "--runroot", work.resolve("runroot").toString(), "--tmpdir", work.resolve("tmp").toString(),
+                "--storage-driver", "overlay", "--runtime", jrunc.toString());
+
+        Path tar = E2eHost.busyboxRootfsTar(work, cmd);
+        Command.Result imported = cmd.run(podman("import", "--change", "ENV " + E2eHost.PATH_ENV,
+                tar.toString(), E2eHost.IMAGE));
+        assertEquals(0, imported.exitCode(), imported.describe());
+    }
+
+    @AfterEach
+    void removeContainers() {
+        for (String name : names) {
+            cmd.run(podman("rm", "--force", "--time", "0", name));
+        }
+        names.clear();
+    }
+
+    @AfterAll
+    void removeStore() {
+        if (work == null) {
+            return;
+        }
+        try {
+            cmd.run(podman("rm", "--all", "--force", "--time", "0"));
+            cmd.run(podman("rmi", "--all", "--force"));
+        } finally {
+            List<String> states = createdIdsWithRuntimeState();
+            for (String id : states) {
+                cmd.run(List.of(jrunc.toString(), "delete", "--force", id));
+            }
+            List<String> leftovers = E2eHost.killProcessesMentioning(work.toString());
+            List<String> mounts = E2eHost.unmountUnder(work, cmd);
+            E2eHost.removeCgroupTree(cgroupParent);
+            E2eHost.deleteTree(work);
+            assertTrue(leftovers.isEmpty(), "processes left behind: " + leftovers);
+            assertEquals(List.of(), states, "jrunc state left behind in " + JRUNC_ROOT);
+            // containers/storage keeps its overlay directory mounted privately while in use: not a leak.
+            assertTrue(mounts.stream().allMatch(m -> m.endsWith("/storage/overlay")), "mounts left behind: " + mounts);
+        }
+    }
+
+    private List<String> podman(String... args) {
+        return Command.list(podman, args);
+    }
+
+    /** `podman run` with the settings every container here needs; {@code flags} go before the image. */
+    private List<String> run(List<String> flags, String... command) {
+        List<String> c = podman("run", "--security-opt", "seccomp=unconfined", "--network", "none",
+                "--cgroup-parent", cgroupParent);
+        c.addAll(flags);
+        c.add(E2eHost.IMAGE);
+        c.addAll(List.of(command));
+        return c;
+    }
+
+    private String named(String name) {
+        names.add(name);
+        return "--name=" + name;
+    }
+
+    private String inspect(String name, String format) {
+        Command.Result r = cmd.run(podman("inspect", "--format", format, name));
+        assertEquals(0, r.exitCode(), r.describe());
+        return r.out().strip();
+    }
+
+    /** jrunc's root holds none of the containers this class created (podman's event log lists them). */
+    private void assertNoRuntimeState() {
+        assertEquals(List.of(), createdIdsWithRuntimeState(), "jrunc state left behind in " + JRUNC_ROOT);
+    }
+
+    private List<String> createdIdsWithRuntimeState() {
+        List<String> left = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(work.resolve("tmp/events/events.log"))) {
+                Matcher m = CREATED.matcher(line);
+                if (m.find() && Files.exists(JRUNC_ROOT.resolve(m.group(1)))) {
+                    left.add(m.group(1));
+                }
+            }
+        } catch (java.io.IOException e) {
+            // no event log: no container was created
+        }
+        return left;
+    }
+
+    @Test
+    void runRmPrintsHello() throws Exception {
+        Command.Result r = cmd.run(run(List.of("--rm"), "echo", "hello"));
+        assertEquals(0, r.exitCode(), r.describe());
+        assertEquals("hello\n", r.out(), r.describe());
+        assertNoRuntimeState();
+    }
+
+    @Test
+    void runExitsWithTheContainersStatusAndLimits() {
+        Command.Result r = cmd.run(run(List.of("--rm"), "sh", "-c", "echo pid=$$; ulimit -n; id -u; exit 3"));
+        assertEquals(3, r.exitCode(), r.describe());
+        assertEquals("pid=1\n20000\n0\n", r.out(), r.describe());
+    }
+
+    @Test
+    void interactiveRunReadsStdin() {
+        Command.Result r = cmd.run(run(List.of("--rm", "--interactive"), "sh", "-c", "cat; echo done"), "piped data\n");
+        assertEquals(0, r.exitCode(), r.describe());
+        assertEquals("piped data\ndone\n", r.out(), r.describe());
+    }
+
+    /** conmon passes --console-socket to create and exec; jrunc sends the pty master over it. */
+    @Test
+    void ttyRunGetsAPseudoTerminal() {
+        Command.Result r = cmd.run(run(List.of("--rm", "--tty"), "sh", "-c", "tty; echo tty ok"));
+        assertEquals(0, r.exitCode(), r.describe());
+        assertEquals("/dev/pts/0\r\ntty ok\r\n", r.out(), r.describe());
+    }
+
+    /** podman maps runc's "executable file not found" wording to 127. */
+    @Test
+    void missingExecutableExits127() {
+        Command.Result r = cmd.run(run(List.of("--rm"), "no-such-program"));
+        assertEquals(127, r.exitCode(), r.describe());
+        assertTrue(r.err().contains("jrunc create failed: unable to start container process: "
+                + "exec: \"no-such-program\": executable file not found in $PATH"), r.describe());
+    }
+
+    @Test
+    void detachedContainerTakesExecsAndStopsOnSigterm() throws Exception {
+        Command.Result run = cmd.run(run(List.of("--detach", named("detached1")),
+                "sh", "-c", "echo started; trap 'echo got TERM; exit 7' TERM; while true; do sleep 0.2; done"));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertTrue(E2eHost.eventually(30, () -> cmd.run(podman("logs", "detached1")).out().contains("started")),
+                cmd.run(podman("logs", "detached1")).describe());
+        assertEquals("running", inspect("detached1", "{{.State.Status}}"));
+
+        Command.Result exec = cmd.run(podman("exec", "detached1", "sh", "-c", "echo from exec; echo ppid=$PPID; exit 4"));
+        assertEquals(4, exec.exitCode(), exec.describe());
+        assertEquals("from exec\nppid=0\n", exec.out(), exec.describe());
+
+        Command.Result tty = cmd.run(podman("exec", "--tty", "detached1", "tty"));
+        assertEquals(0, tty.exitCode(), tty.describe());
+        assertTrue(tty.out().startsWith("/dev/pts/"), tty.describe());
+
+        Command.Result missing = cmd.run(podman("exec", "detached1", "/nonexistent"));
+        assertEquals(127, missing.exitCode(), missing.describe());
+
+        Command.Result stop = cmd.run(podman("stop", "--time", "20", "detached1"));
+        assertEquals(0, stop.exitCode(), stop.describe());
+        assertEquals("exited 7", inspect("detached1", "{{.State.Status}} {{.State.ExitCode}}"));
+        Command.Result logs = cmd.run(podman("logs", "detached1"));
+        assertEquals("started\ngot TERM\n", logs.out(), logs.describe());
+
+        Command.Result rm = cmd.run(podman("rm", "detached1"));
+        assertEquals(0, rm.exitCode(), rm.describe());
+        assertNoRuntimeState();
+    }
+
+    /** A container that ignores SIGTERM: podman sends `kill ID 15`, then `kill ID 9`, then `delete --force`. */
+    @Test
+    void stopEscalatesToSigkill() throws Exception {
+        Command.Result run = cmd.run(run(List.of("--detach", named("stubborn1")),
+                "sh", "-c", "trap '' TERM; echo ignoring; while true; do sleep 0.2; done"));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertTrue(E2eHost.eventually(30, () -> cmd.run(podman("logs", "stubborn1")).out().contains("ignoring")));
+
+        Command.Result stop = cmd.run(podman("stop", "--time", "2", "stubborn1"));
+        assertEquals(0, stop.exitCode(), stop.describe());
+        assertEquals("exited 137", inspect("stubborn1", "{{.State.Status}} {{.State.ExitCode}}"));
+        Command.Result rm = cmd.run(podman("rm", "stubborn1"));
+        assertEquals(0, rm.exitCode(), rm.describe());
+        assertNoRuntimeState();
+    }
+}
