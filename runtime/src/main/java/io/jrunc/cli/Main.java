@@ -85,6 +85,10 @@ public final class Main implements Callable<Integer> {
     static {
         COMMANDS.put("create", CreateCommand::new);
         COMMANDS.put("delete", DeleteCommand::new);
+        COMMANDS.put("events", EventsCommand::new);
+        COMMANDS.put("pause", PauseCommand::new);
+        COMMANDS.put("resume", ResumeCommand::new);
+        COMMANDS.put("update", UpdateCommand::new);
         COMMANDS.put("exec", ExecCommand::new);
         COMMANDS.put("features", FeaturesCommand::new);
         COMMANDS.put("kill", KillCommand::new);

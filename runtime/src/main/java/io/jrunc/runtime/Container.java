@@ -85,7 +85,96 @@ public final class Container implements AutoCloseable {
         if (Files.exists(dir.execFifo())) {
             return Status.CREATED;
         }
-        return Status.RUNNING;
+        return frozen() ? Status.PAUSED : Status.RUNNING;
+    }
+
+    private boolean frozen() {
+        try {
+            return cgroup().isFrozen();
+        } catch (CgroupException e) {
+            return false;
+        }
+    }
+
+    /** runc's pause: freeze every process of the container's cgroup. */
+    public void pause() {
+        Status status = status();
+        if (status != Status.RUNNING && status != Status.CREATED) {
+            throw ContainerException.notRunning();
+        }
+        try {
+            cgroup().freeze();
+        } catch (CgroupException e) {
+            throw new ContainerException("unable to freeze: " + e.getMessage(), e);
+        }
+    }
+
+    public void resume() {
+        if (status() != Status.PAUSED) {
+            throw new ContainerException("container not paused");
+        }
+        try {
+            cgroup().thaw();
+        } catch (CgroupException e) {
+            throw new ContainerException("unable to thaw: " + e.getMessage(), e);
+        }
+    }
+
+    /** Resource usage of the container's cgroup (`events --stats`). */
+    public io.jrunc.cgroups.CgroupStats stats() {
+        if (status() == Status.STOPPED) {
+            throw ContainerException.notRunning();
+        }
+        try {
+            return cgroup().stats();
+        } catch (CgroupException e) {
+            throw new ContainerException("unable to read stats: " + e.getMessage(), e);
+        }
+    }
+
+    /** OOM counters of the container's cgroup (`events`). */
+    public io.jrunc.cgroups.OomEvents oomEvents() {
+        try {
+            return cgroup().oomEvents();
+        } catch (CgroupException e) {
+            throw new ContainerException("unable to read OOM events: " + e.getMessage(), e);
+        }
+    }
+
+    /** The resources in force: those of the last update, else the config's (with the device rules). */
+    public io.jrunc.spec.LinuxResources resources() {
+        Path stored = dir.path().resolve("resources.json");
+        if (Files.exists(stored)) {
+            try {
+                return io.jrunc.spec.Json.read(Files.readAllBytes(stored), io.jrunc.spec.LinuxResources.class);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (SpecException e) {
+                throw new ContainerException("stored resources of " + state.id() + ": " + e.getMessage());
+            }
+        }
+        return DeviceRules.resourcesOf(config());
+    }
+
+    /**
+     * runc's update: the new values are merged into the resources in force (so a swap-only update is
+     * converted against the stored memory limit), applied, and stored for the next update.
+     */
+    public void update(io.jrunc.spec.LinuxResources changes) {
+        if (status() == Status.STOPPED) {
+            throw ContainerException.notRunning();
+        }
+        io.jrunc.spec.LinuxResources merged = ResourceMerge.merge(resources(), changes);
+        try {
+            cgroup().apply(merged);
+        } catch (CgroupException e) {
+            throw new ContainerException(e.getMessage(), e);
+        }
+        try {
+            Files.writeString(dir.path().resolve("resources.json"), io.jrunc.spec.Json.write(merged));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The caller-facing state (runc's `state` output). */
@@ -161,14 +250,10 @@ public final class Container implements AutoCloseable {
     public void kill(int signal, boolean all) {
         Status status = status();
         if (all) {
-            for (long pid : processes()) {
-                try {
-                    Processes.kill((int) pid, signal);
-                } catch (ErrnoException e) {
-                    if (!e.is(Errno.ESRCH)) {
-                        throw e;
-                    }
-                }
+            try {
+                cgroup().killAll(signal);
+            } catch (CgroupException e) {
+                throw new ContainerException("unable to signal all processes: " + e.getMessage(), e);
             }
             return;
         }
@@ -182,6 +267,17 @@ public final class Container implements AutoCloseable {
                 throw ContainerException.notRunning();
             }
             throw e;
+        }
+        if (signal == 9 && status == Status.PAUSED) {
+            thawQuietly(); // a frozen process cannot die; runc thaws after SIGKILL too
+        }
+    }
+
+    private void thawQuietly() {
+        try {
+            cgroup().thaw();
+        } catch (CgroupException ignored) {
+            // nothing frozen to thaw
         }
     }
 
@@ -210,6 +306,7 @@ public final class Container implements AutoCloseable {
                 throw e;
             }
         }
+        thawQuietly();
         for (int i = 0; i < 100 && ProcStat.isSameLiveProcess(state.pid(), state.pidStartTime()); i++) {
             sleep(i < 10 ? 2 : 100);
         }

@@ -98,6 +98,10 @@ public final class ContainerCreator {
                     placement = null;
                 }
             }
+            // Limits are applied once the JVM is out of the cgroup again (on cgroup v2 the placement
+            // moved the whole JVM in, and its threads and memory would count against them), and
+            // before the process runs a single instruction of its own.
+            cgroup.apply(DeviceRules.resourcesOf(spec));
             ContainerFinisher.finish(spec, pid, init.prepared());
             Rlimits.apply(pid, uid, gid, spec.process().rlimits());
             if (spec.process().oomScoreAdj() != null) {

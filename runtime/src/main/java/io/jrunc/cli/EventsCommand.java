@@ -1,0 +1,87 @@
+package io.jrunc.cli;
+
+import io.jrunc.runtime.Container;
+import io.jrunc.runtime.ContainerException;
+import io.jrunc.runtime.EventJson;
+import io.jrunc.runtime.Status;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+@Command(name = "events", description = "display container events such as OOM notifications, cpu, memory, and IO usage statistics")
+final class EventsCommand implements Callable<Integer> {
+    @ParentCommand Main main;
+
+    @Option(names = "--interval", description = "set the stats collection interval (default: 5s)")
+    String interval = "5s";
+
+    @Option(names = "--stats", description = "display the container's stats then exit")
+    boolean stats;
+
+    @Parameters(index = "0", arity = "0..1") String id;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        main.configure();
+        Ids.require(id, "events");
+        Duration every = duration(interval);
+        try (Container c = Container.load(main.root, id)) {
+            if (stats) {
+                System.out.println(EventJson.stats(id, c.stats()));
+                return 0;
+            }
+            // Streams stats every interval and an "oom" event whenever the OOM counter grows, until the
+            // container stops (runc reads OOM notifications; polling the counter gives the same events).
+            long ooms = c.oomEvents().oom();
+            long nextStats = 0;
+            while (c.status() != Status.STOPPED) {
+                long now = System.nanoTime();
+                long seen = c.oomEvents().oom();
+                for (; ooms < seen; ooms++) {
+                    System.out.println(EventJson.oom(id));
+                }
+                if (now >= nextStats) {
+                    try {
+                        System.out.println(EventJson.stats(id, c.stats()));
+                    } catch (ContainerException e) {
+                        break;
+                    }
+                    nextStats = now + every.toNanos();
+                }
+                System.out.flush();
+                Thread.sleep(Math.min(200, every.toMillis()));
+            }
+        }
+        return 0;
+    }
+
+    private static final Pattern GO_DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h)");
+
+    /** Go's time.ParseDuration for the forms callers use ("5s", "100ms", "1m30s"). */
+    static Duration duration(String text) {
+        Matcher m = GO_DURATION.matcher(text);
+        double nanos = 0;
+        int end = 0;
+        while (m.find() && m.start() == end) {
+            double n = Double.parseDouble(m.group(1));
+            nanos += n * switch (m.group(2)) {
+                case "ns" -> 1;
+                case "us", "µs" -> 1e3;
+                case "ms" -> 1e6;
+                case "s" -> 1e9;
+                case "m" -> 60e9;
+                default -> 3600e9;
+            };
+            end = m.end();
+        }
+        if (end != text.length() || end == 0 || nanos <= 0) {
+            throw new ContainerException("duration interval must be greater than 0");
+        }
+        return Duration.ofNanos((long) nanos);
+    }
+}
