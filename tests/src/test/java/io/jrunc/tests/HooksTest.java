@@ -1,0 +1,124 @@
+package io.jrunc.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Every hook kind runs at its point of the lifecycle, in order, with the state on stdin. The hook
+ * script lives in a host directory that is also bind-mounted at the same path in the container, so
+ * its path resolves in the runtime's namespace and in the container's alike; each line it logs says
+ * which mount namespace it ran in.
+ */
+@ExtendWith(JruncExtension.class)
+class HooksTest {
+    static final List<String> KINDS = List.of("prestart", "createRuntime", "createContainer", "startContainer",
+            "poststart", "poststop");
+
+    /** A /bin/sh script (no busybox needed) appending "KIND MNTNS STATE" to the file named by $2. */
+    static Path hookScript(Path dir) throws Exception {
+        Files.createDirectories(dir);
+        Path script = dir.resolve("hook.sh");
+        Files.writeString(script, """
+                #!/bin/sh
+                state=$(cat)
+                echo "$1 $(readlink /proc/self/ns/mnt) $state" >> "$2"
+                """);
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return script;
+    }
+
+    record Call(String kind, String mntns, JsonNode state) {}
+
+    static List<Call> calls(Path log) throws Exception {
+        List<Call> calls = new ArrayList<>();
+        for (String line : Files.readAllLines(log)) {
+            String[] parts = line.split(" ", 3);
+            calls.add(new Call(parts[0], parts[1], Jrunc.JSON.readTree(parts[2])));
+        }
+        return calls;
+    }
+
+    @Test
+    void hooksRunInOrderWithTheState(Sandbox sb) throws Exception {
+        Path hooks = sb.file("hooks");
+        Path script = hookScript(hooks);
+        Path log = hooks.resolve("jrunc.log");
+        Bundle b = LifecycleTest.waitingBundle(sb);
+        b.bind(hooks, hooks.toString());
+        for (String kind : KINDS) {
+            b.hook(kind, script, 10, kind, log.toString());
+        }
+        String id = sb.id("hooks");
+        Jrunc j = sb.jrunc();
+        Path pidFile = sb.file("init.pid");
+        j.in(b.dir(), "create", "--pid-file", pidFile.toString(), id).ok();
+        long pid = Long.parseLong(Files.readString(pidFile).strip());
+        sb.sawPid(pid);
+        String containerMnt = Host.namespace(pid, "mnt");
+        j.run("start", id).ok();
+        Files.writeString(b.dir().resolve("shared/go"), "");
+        Wait.forExit(pid);
+        j.run("delete", id).ok();
+
+        List<Call> calls = calls(log);
+        assertEquals(KINDS, calls.stream().map(Call::kind).toList(), Files.readString(log));
+        String hostMnt = Host.namespace(ProcessHandle.current().pid(), "mnt");
+        for (Call c : calls) {
+            assertEquals(id, c.state().get("id").asText(), c.toString());
+            assertEquals(b.dir().toString(), c.state().get("bundle").asText(), c.toString());
+            boolean inContainer = c.kind().equals("createContainer") || c.kind().equals("startContainer");
+            assertEquals(inContainer ? containerMnt : hostMnt, c.mntns(), c.kind() + " ran in the wrong mount namespace");
+            if (c.kind().equals("poststop")) {
+                assertEquals("stopped", c.state().get("status").asText(), c.toString());
+                assertTrue(!c.state().has("pid") || c.state().get("pid").asLong() == 0, c.toString());
+            } else {
+                assertEquals(pid, c.state().get("pid").asLong(), c.toString());
+            }
+        }
+        // runc 1.1 runs startContainer after the exec gate opens, racing poststart; the spec orders them
+        assertEquals("created", calls.get(3).state().get("status").asText(), "startContainer: " + calls.get(3));
+        assertEquals("running", calls.get(4).state().get("status").asText(), "poststart: " + calls.get(4));
+    }
+
+    @Test
+    void failingOrSlowHooksFailCreateAndLeaveNothing(Sandbox sb) throws Exception {
+        Path dir = Files.createDirectories(sb.file("hooks"));
+        Path fails = dir.resolve("fails.sh");
+        Files.writeString(fails, "#!/bin/sh\necho broken\nexit 3\n");
+        String sleepArg = "37." + ProcessHandle.current().pid();
+        Path slow = dir.resolve("slow.sh");
+        Files.writeString(slow, "#!/bin/sh\nexec sleep " + sleepArg + "\n");
+        for (Path p : List.of(fails, slow)) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Bundle failing = sb.bundle().args("true").hook("createRuntime", fails, null);
+        Bundle sleeping = sb.bundle().args("true").hook("createRuntime", slow, 1);
+        Jrunc j = sb.jrunc();
+        long start = System.nanoTime();
+        List<Result> results = Wait.parallel(() -> j.in(failing.dir(), "create", sb.id("hookfail")),
+                () -> j.in(sleeping.dir(), "create", sb.id("hookslow")));
+        long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+
+        Result failed = results.get(0).exit(1);
+        assertTrue(failed.stderr().contains("createRuntime") && failed.stderr().contains("exit status 3"),
+                failed.describe("names the hook kind and its status"));
+        Result timedOut = results.get(1).exit(1);
+        assertTrue(timedOut.stderr().contains("createRuntime") && timedOut.stderr().contains("timeout"),
+                timedOut.describe("names the hook kind and the timeout"));
+        assertTrue(seconds < 30, "the slow hook was not killed at its timeout: " + seconds + " s");
+        for (long p : Host.pids()) {
+            String cmdline = Host.read(Path.of("/proc", Long.toString(p), "cmdline"));
+            assertTrue(cmdline == null || !cmdline.contains(sleepArg), "timed-out hook still running: " + p);
+        }
+        assertEquals(List.of(), sb.leftovers());
+    }
+}
