@@ -42,7 +42,9 @@ final class LinuxRules {
     static List<String> namespaceTypes(Linux linux) {
         List<String> types = new ArrayList<>();
         if (linux != null && linux.namespaces() != null) {
-            linux.namespaces().forEach(namespace -> types.add(namespace.type()));
+            for (LinuxNamespace namespace : linux.namespaces()) {
+                types.add(namespace.type());
+            }
         }
         return types;
     }
@@ -191,7 +193,13 @@ final class LinuxRules {
         if (name.isEmpty() || name.length() > MAX_INTERFACE_NAME || name.equals(".") || name.equals("..")) {
             return false;
         }
-        return name.chars().noneMatch(c -> c == '/' || c == ':' || Character.isWhitespace(c));
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c == '/' || c == ':' || Character.isWhitespace(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Masked and read-only paths are in the container's view, so they need its own mount namespace. */

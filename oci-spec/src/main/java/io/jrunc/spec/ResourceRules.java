@@ -54,10 +54,21 @@ final class ResourceRules {
             JsonPath at = path.index(i);
             problems.known(at.field("type"), rule.type(), DEVICE_CGROUP_TYPES, "device type");
             String access = rule.access();
-            if (access != null && !access.chars().allMatch(c -> c == 'r' || c == 'w' || c == 'm')) {
+            if (access != null && !isAccess(access)) {
                 problems.add(at.field("access"), "invalid access \"" + access + "\"");
             }
         }
+    }
+
+    /** Only r, w and m. A loop rather than a stream: this runs on every load, in a cold JVM. */
+    private static boolean isAccess(String access) {
+        for (int i = 0; i < access.length(); i++) {
+            char c = access.charAt(i);
+            if (c != 'r' && c != 'w' && c != 'm') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Byte values are a count or -1 for unlimited (config-linux.md, Memory); nothing else has a meaning. */

@@ -64,8 +64,14 @@ final class SeccompRules {
     }
 
     private static boolean usesNotify(LinuxSeccomp seccomp) {
-        return seccomp.syscalls() != null
-                && seccomp.syscalls().stream().anyMatch(syscall -> NOTIFY.equals(syscall.action()));
+        if (seccomp.syscalls() != null) {
+            for (LinuxSyscall syscall : seccomp.syscalls()) {
+                if (NOTIFY.equals(syscall.action())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static void checkSyscall(LinuxSyscall syscall, JsonPath path, Problems problems) {
