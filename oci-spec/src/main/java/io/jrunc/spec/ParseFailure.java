@@ -69,7 +69,7 @@ final class ParseFailure {
     }
 
     /** Where the parser stands: each enclosing context contributes the member name or index it is at. */
-    private static String parserPath(JsonParser parser) {
+    static String parserPath(JsonParser parser) {
         Deque<JsonStreamContext> outerFirst = new ArrayDeque<>();
         for (JsonStreamContext c = parser.getParsingContext(); c != null; c = c.getParent()) {
             outerFirst.push(c);
@@ -136,7 +136,8 @@ final class ParseFailure {
         return "object";
     }
 
-    private static String kind(JsonToken token) {
+    /** The JSON kind of the token a parser stands at, as messages name it. */
+    static String kind(JsonToken token) {
         return switch (token) {
             case VALUE_STRING -> "string";
             case VALUE_NUMBER_INT -> "integer";

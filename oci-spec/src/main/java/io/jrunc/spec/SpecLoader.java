@@ -7,7 +7,8 @@ import java.nio.file.Path;
 
 /**
  * Reads a bundle's config.json (or an exec process.json) and validates it: the one way configs enter
- * the runtime, so everything after it works on a checked {@link Spec}.
+ * the runtime, so everything after it works on a checked {@link Spec}. Parsing is {@link SpecReader}'s
+ * (no databind, for start-up time), which accepts and rejects exactly what {@link Json#read} does.
  */
 public final class SpecLoader {
 
@@ -29,12 +30,12 @@ public final class SpecLoader {
 
     /** Parses and validates a config given as JSON text. */
     public static Spec parse(String json) throws SpecException {
-        return validated(Json.read(json, Spec.class));
+        return validated(SpecReader.readSpec(json));
     }
 
     /** Parses and validates a config given as UTF-8 JSON. */
     public static Spec parse(byte[] json) throws SpecException {
-        return validated(Json.read(json, Spec.class));
+        return validated(SpecReader.readSpec(json));
     }
 
     /**
@@ -42,7 +43,7 @@ public final class SpecLoader {
      * relative to the process object ({@code args: must not be empty}).
      */
     public static Process loadProcess(Path processJson) throws SpecException {
-        Process process = Json.read(readFile(processJson), Process.class);
+        Process process = SpecReader.readProcess(readFile(processJson));
         SpecValidator.validateProcess(process);
         return process;
     }

@@ -323,7 +323,7 @@ class SpecValidatorTest {
     }
 
     /** runc's default config with the given edits applied. */
-    private static JsonNode edited(List<String> edits) {
+    static JsonNode edited(List<String> edits) {
         ObjectNode document = (ObjectNode) Fixtures.tree(Json.write(DefaultSpec.example(false)));
         for (String edit : edits) {
             boolean remove = edit.startsWith("!");
