@@ -37,6 +37,10 @@ import java.util.Map;
  * omitted, map keys sorted, Go's string escaping, and {@link #writeIndented} laying text out like
  * {@code json.MarshalIndent}. Empty lists and maps that were present in the input are kept (Go would
  * drop them), so a parse/write round trip loses nothing.
+ *
+ * <p>{@link #read} is databind and the reference for {@link SpecReader}, the databind-free reader that
+ * {@link SpecLoader} uses for start-up time; likewise {@link #write} and {@link #writeIndented} hand the
+ * small documents every command prints to {@link DocumentWriter}. The mapper is built on first use.
  */
 public final class Json {
 
@@ -47,9 +51,15 @@ public final class Json {
     /** Indent of {@code runc features}. */
     public static final String FEATURES_INDENT = "    ";
 
-    private static final ObjectMapper MAPPER = createMapper();
-
     private Json() {
+    }
+
+    /**
+     * Built on first use, not when this class loads: building it loads much of databind, and the documents
+     * read and written on every command ({@link SpecReader}, {@link DocumentWriter}) never need it.
+     */
+    private static final class Mapper {
+        static final ObjectMapper INSTANCE = createMapper();
     }
 
     private static ObjectMapper createMapper() {
@@ -74,12 +84,12 @@ public final class Json {
 
     /** A reader with this configuration, for types outside this module that follow the same rules. */
     public static ObjectReader reader() {
-        return MAPPER.reader();
+        return Mapper.INSTANCE.reader();
     }
 
     /** A compact writer with this configuration. */
     public static ObjectWriter writer() {
-        return MAPPER.writer();
+        return Mapper.INSTANCE.writer();
     }
 
     /**
@@ -87,7 +97,7 @@ public final class Json {
      * string, got integer}. No validation: see {@link SpecValidator}.
      */
     public static <T> T read(String json, Class<T> type) throws SpecException {
-        try (JsonParser parser = MAPPER.createParser(json)) {
+        try (JsonParser parser = Mapper.INSTANCE.createParser(json)) {
             return read(parser, type);
         } catch (IOException e) {
             throw new SpecException("", "cannot read JSON: " + e.getMessage(), e);
@@ -96,7 +106,7 @@ public final class Json {
 
     /** As {@link #read(String, Class)}, from UTF-8 bytes. */
     public static <T> T read(byte[] json, Class<T> type) throws SpecException {
-        try (JsonParser parser = MAPPER.createParser(json)) {
+        try (JsonParser parser = Mapper.INSTANCE.createParser(json)) {
             return read(parser, type);
         } catch (IOException e) {
             throw new SpecException("", "cannot read JSON: " + e.getMessage(), e);
@@ -107,7 +117,7 @@ public final class Json {
     private static <T> T read(JsonParser parser, Class<T> type) throws SpecException, IOException {
         T document;
         try {
-            document = MAPPER.readValue(parser, type);
+            document = Mapper.INSTANCE.readValue(parser, type);
             if (parser.nextToken() != null) {
                 // Checked here rather than by Jackson, whose message names Java classes.
                 JsonLocation extra = parser.currentTokenLocation();
@@ -123,9 +133,16 @@ public final class Json {
         return document;
     }
 
-    /** Compact JSON, as Go's {@code json.Marshal}. */
+    /**
+     * Compact JSON, as Go's {@code json.Marshal}. {@link RuncState}, a list of them, {@link State} and
+     * {@link Features} are written by hand-written code with the same output (start-up cost), the rest by
+     * databind.
+     */
     public static String write(Object value) {
-        return write(MAPPER.writer(), value);
+        if (DocumentWriter.writes(value)) {
+            return DocumentWriter.write(value, null);
+        }
+        return write(Mapper.INSTANCE.writer(), value);
     }
 
     /**
@@ -133,7 +150,10 @@ public final class Json {
      * See {@link #SPEC_INDENT}, {@link #STATE_INDENT}, {@link #FEATURES_INDENT}.
      */
     public static String writeIndented(Object value, String indent) {
-        return write(MAPPER.writer(new GoIndentPrinter(indent)), value);
+        if (DocumentWriter.writes(value)) {
+            return DocumentWriter.write(value, indent);
+        }
+        return write(Mapper.INSTANCE.writer(new GoIndentPrinter(indent)), value);
     }
 
     /** Exactly what {@code runc features} prints: four-space indent and a final newline. */
