@@ -6,12 +6,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The config's process turned into what the spawning thread needs, resolved on that thread (its root
  * is the container's by then): the executable found on the container's PATH, the working directory
- * created if missing (as runc does), the identity to switch to.
+ * created if missing (as runc does), the identity to switch to, and HOME when the config does not set
+ * it (as runc does: the user's home from the container's /etc/passwd, else /).
  */
 public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials) {
 
@@ -35,10 +37,35 @@ public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials)
         List<Long> extra = user == null || user.additionalGids() == null ? List.of() : user.additionalGids();
         int[] groups = extra.stream().mapToInt(Long::intValue).toArray();
         SpawnRequest request = new SpawnRequest(path, process.args(),
-                process.env() == null ? List.of() : process.env(), cwd, umask, preserveFds,
+                withHome(process.env() == null ? List.of() : process.env(), uid), cwd, umask, preserveFds,
                 Boolean.TRUE.equals(process.terminal()));
         ProcessCredentials credentials = new ProcessCredentials(uid, gid, groups, process.capabilities(),
                 Boolean.TRUE.equals(process.noNewPrivileges()));
         return new ProcessSetup(request, credentials);
+    }
+
+    /** {@code env} with HOME added, or replaced when empty, as runc's init does. */
+    static List<String> withHome(List<String> env, int uid) {
+        if (env.stream().anyMatch(e -> e.startsWith("HOME=") && e.length() > 5)) {
+            return env;
+        }
+        List<String> out = new ArrayList<>(env.stream().filter(e -> !e.equals("HOME=")).toList());
+        out.add("HOME=" + home(uid));
+        return List.copyOf(out);
+    }
+
+    /** The home directory of {@code uid} in /etc/passwd (the container's, on the spawning thread), else "/". */
+    private static String home(int uid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/etc/passwd"))) {
+                String[] f = line.split(":", -1);
+                if (f.length >= 6 && f[2].equals(Integer.toString(uid)) && !f[5].isEmpty()) {
+                    return f[5];
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // no or unreadable passwd: runc falls back to / as well
+        }
+        return "/";
     }
 }
