@@ -91,20 +91,21 @@ class InsideContainerTest {
         assertFalse(Files.exists(b.rootfs().resolve("rodir/x")));
         assertEquals("1", f.one("procsys-write"), "/proc/sys is writable");
         assertEquals("jt-inside", f.one("hostname-after"));
-        assertTrue(f.all("env").containsAll(List.of(PATH, "FOO=bar baz", "EMPTY=")), f.raw());
+        assertTrue(f.all("env").containsAll(List.of(PATH, "FOO=bar baz", "EMPTY=", "HOME=/")), f.raw());
 
         Facts runc = new Facts(sb.runc().withFd3(fd3, b.dir(), "run", "--preserve-fds", "1", sb.id("runc")).ok()
                 .stdout());
         sameAsRunc(f, runc, "pid", "hostname", "cwd", "fd3", "id", "umask", "nofile", "masked", "rodir-touch",
-                "procsys-write");
+                "procsys-write", "env");
         assertEquals(runc.between("fds-begin", "fds-long"), f.between("fds-begin", "fds-long"));
         sameCapabilitiesAsRunc(f, runc);
     }
 
     /** A non-root user with ambient capabilities, extra groups, a umask, and NNP off. */
     @Test
-    void nonRootUserGetsItsIdsAndCapabilities(Sandbox sb) {
+    void nonRootUserGetsItsIdsAndCapabilities(Sandbox sb) throws Exception {
         Bundle b = sb.bundle();
+        Files.writeString(b.rootfs().resolve("etc/passwd"), "root:x:0:0::/root:/bin/sh\nu:x:1000:1000::/home/u:/bin/sh\n");
         List<String> bounding = List.of("CAP_CHOWN", "CAP_KILL", "CAP_NET_RAW", "CAP_SETUID");
         List<String> set = List.of("CAP_KILL", "CAP_NET_RAW");
         List<String> ambient = List.of("CAP_NET_RAW");
@@ -114,8 +115,9 @@ class InsideContainerTest {
         b.write();
 
         Facts f = new Facts(sb.jrunc().in(b.dir(), "run", sb.id("user")).ok().stdout());
-        assertEquals("uid=1000 gid=1000 groups=10,20", f.one("id"));
+        assertEquals("uid=1000(u) gid=1000 groups=10,20", f.one("id"));
         assertEquals("0027", f.one("umask"));
+        assertTrue(f.all("env").contains("HOME=/home/u"), "HOME from the container's /etc/passwd: " + f.raw());
         Map<String, String> st = f.status();
         // a non-root process keeps only its ambient set across execve (busybox has no file capabilities)
         assertEquals(Caps.hex(bounding), st.get("CapBnd"), f.raw());
@@ -129,7 +131,7 @@ class InsideContainerTest {
         assertEquals(List.of("0", "1", "2"), f.between("fds-begin", "fds-long"));
 
         Facts runc = new Facts(sb.runc().in(b.dir(), "run", sb.id("runc")).ok().stdout());
-        sameAsRunc(f, runc, "id", "umask", "nofile", "cwd");
+        sameAsRunc(f, runc, "id", "umask", "nofile", "cwd", "env");
         assertEquals(runc.between("fds-begin", "fds-long"), f.between("fds-begin", "fds-long"));
         sameCapabilitiesAsRunc(f, runc);
     }
