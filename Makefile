@@ -16,7 +16,7 @@ TEST_PACKAGES := busybox-static runc
 BENCH_PACKAGES := crun
 E2E_PACKAGES :=
 
-.PHONY: all check-jdk deps build launcher test demo install bench clean bindings
+.PHONY: all check-jdk deps build launcher aot-cache test demo install bench clean bindings
 
 all: build
 
@@ -44,17 +44,30 @@ build: check-jdk
 # build/lib holds the runtime's jars; build/bin/jrunc is a launcher that execs the JVM with flags chosen
 # for a short-lived CLI (docs/PERFORMANCE.md): Serial GC and a small heap (the created container's
 # process shares this address space until start), C1 only, and the caller's fd limit left alone.
-# render-launcher(lib dir, output): scripts/jrunc.in with this JDK and that lib dir.
-render-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@LIB@|$(1)|' scripts/jrunc.in > $(2) && chmod 755 $(2)
+# JVM flags of every jrunc call (docs/PERFORMANCE.md): Serial GC and a small heap (a created container's
+# process shares this address space until start), C1 only, the caller's RLIMIT_NOFILE left alone (the
+# JVM would raise it, and the container inherits it), no perf data file.
+JVM_FLAGS := -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms4m -Xmx64m -Xss512k -XX:-MaxFDLimit -XX:-UsePerfData
+# render-launcher(lib dir, output): scripts/jrunc.in with this JDK, these flags and that lib dir.
+render-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@JVM_FLAGS@|$(JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
+	scripts/jrunc.in > $(2) && chmod 755 $(2)
 
 # The jars come from this tree's reactor (-am), never from ~/.m2, which another checkout may have overwritten.
 launcher:
 	@rm -rf $(BUILD)/lib && mkdir -p $(BUILD)/bin $(BUILD)/lib
 	@$(MVN) -q -Dmaven.test.skip=true -pl runtime -am package dependency:copy-dependencies \
 	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib
-	@cp runtime/target/jrunc-runtime-*.jar $(BUILD)/lib/
+	@cp runtime/target/jrunc-runtime-*.jar $(BUILD)/lib/jrunc.jar
 	@$(call render-launcher,$(abspath $(BUILD))/lib,$(BUILD)/bin/jrunc)
-	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)"
+	@$(MAKE) --no-print-directory aot-cache
+	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)$$([ -f $(BUILD)/lib/jrunc.aot ] && echo ' and an AOT cache')"
+
+# The AOT cache needs root (training runs real containers) and busybox-static; without them the
+# launcher simply runs without it.
+aot-cache:
+	@if [ "$$(id -u)" = 0 ] && [ -x /bin/busybox ]; then \
+	  scripts/aot-train.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(abspath $(BUILD))/lib $(abspath $(BUILD))/aot; \
+	else echo "no AOT cache: needs root and busybox-static"; fi
 
 # Unit tests of every module and the tests module's integration tests, which drive build/bin/jrunc: so
 # the launcher is assembled before any test runs. -fae: a test failure fails the build at the end, after
@@ -73,6 +86,10 @@ install: build
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.jar
 	install -m 644 $(BUILD)/lib/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc/
 	$(call render-launcher,$(PREFIX)/lib/jrunc,$(DESTDIR)$(PREFIX)/bin/jrunc)
+	@# A cache is valid only for the jar paths it was trained with: train again at the new place.
+	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/jrunc.aot
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ -x /bin/busybox ]; then \
+	  scripts/aot-train.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(PREFIX)/lib/jrunc $(abspath $(BUILD))/aot-install; fi
 
 clean:
 	$(MVN) -q clean || true

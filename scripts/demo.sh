@@ -4,21 +4,9 @@
 # afresh and runs it in the foreground with jrunc's state under ROOT. Rerunnable.
 set -euo pipefail
 jrunc=$1 bundle=$2 root=$3
-busybox=/bin/busybox
-
-ldd "$busybox" >/dev/null 2>&1 && { echo "$busybox is not static: install busybox-static" >&2; exit 1; }
-
 rm -rf "$bundle"
-mkdir -p "$bundle/rootfs/bin" "$root"
-cp "$busybox" "$bundle/rootfs/bin/busybox"
-# What `busybox --install -s` does, without needing /proc inside a chroot.
-for applet in $("$busybox" --list-full); do
-  case $applet in
-    bin/busybox) ;;
-    */*) mkdir -p "$bundle/rootfs/${applet%/*}" && ln -s /bin/busybox "$bundle/rootfs/$applet" ;;
-    *) ln -s /bin/busybox "$bundle/rootfs/$applet" ;;
-  esac
-done
+mkdir -p "$bundle" "$root"
+"$(dirname "$0")/busybox-rootfs.sh" "$bundle/rootfs"
 
 "$jrunc" spec --bundle "$bundle"
 # process.args becomes sh -c SCRIPT; config.json is edited with sed, so SCRIPT avoids ", \ and |.
