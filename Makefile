@@ -5,8 +5,10 @@ JDK_CANDIDATES := $(JAVA_HOME) /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/ja
 JAVA_HOME := $(shell for d in $(JDK_CANDIDATES); do \
 	[ -x "$$d/bin/javac" ] && "$$d/bin/java" -version 2>&1 | grep -q '"25' && { echo $$d; break; }; done)
 export JAVA_HOME
+# The commit `jrunc --version` reports (runc prints its commit too; go-runc parses the lines).
+COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # The caller's MAVEN_OPTS are kept (e.g. -Dmaven.repo.local=... for a private repository).
-MVN := MAVEN_OPTS="$(MAVEN_OPTS) --sun-misc-unsafe-memory-access=allow" mvn -B -Dstyle.color=never
+MVN := MAVEN_OPTS="$(MAVEN_OPTS) --sun-misc-unsafe-memory-access=allow" mvn -B -Dstyle.color=never -Djrunc.commit=$(COMMIT)
 BUILD := build
 JRUNC := $(abspath $(BUILD))/bin/jrunc
 

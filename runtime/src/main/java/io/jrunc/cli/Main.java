@@ -53,13 +53,27 @@ public final class Main implements Callable<Integer> {
     public Integer call() {
         if (version) {
             System.out.println("jrunc version " + VERSION);
-            System.out.println("commit: " + Main.class.getPackage().getImplementationVersion());
+            System.out.println("commit: " + buildProperty("commit"));
             System.out.println("spec: " + SPEC_VERSION);
             System.out.println("java: " + Runtime.version());
             return 0;
         }
         new CommandLine(this).usage(System.out);
         return 0;
+    }
+
+    /** A value recorded at build time in jrunc.properties (the Makefile passes the git commit). */
+    static String buildProperty(String key) {
+        java.util.Properties p = new java.util.Properties();
+        try (var in = Main.class.getResourceAsStream("/jrunc.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        } catch (java.io.IOException ignored) {
+            // reported as unknown
+        }
+        String value = p.getProperty(key, "");
+        return value.isEmpty() || value.startsWith("${") ? "unknown" : value;
     }
 
     /** Applies the global flags; every subcommand calls it first. */

@@ -190,11 +190,7 @@ public final class Container implements AutoCloseable {
         Status status = status();
         State s = new State(state.ociVersion(), state.id(), ContainerStatus.valueOf(status.name()),
                 status == Status.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
-        try {
-            return Json.writer().writeValueAsBytes(s);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Json.write(s).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**
