@@ -1,5 +1,6 @@
 package io.jrunc.tests;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -65,33 +65,32 @@ class InsideContainerTest {
         Result r = sb.jrunc().withFd3(fd3, b.dir(), "run", "--preserve-fds", "1", sb.id("inside")).ok();
         Facts f = new Facts(r.stdout());
 
-        assertEquals("1", f.one("pid"));
-        assertEquals("jt-inside", f.one("hostname"));
-        assertEquals("/work/new/dir", f.one("cwd"));
-        assertTrue(Files.isDirectory(b.rootfs().resolve("work/new/dir")), "cwd created in the rootfs");
-        assertEquals(List.of("0", "1", "2", "3"), f.between("fds-begin", "fds-long"), f.raw());
-        assertEquals("fd3-payload", f.one("fd3"));
-        assertEquals("uid=0 gid=0", f.one("id"));
-        assertEquals("256 512", f.one("nofile"));
-
-        Map<String, String> st = f.status();
-        assertEquals(Caps.hex(bounding), st.get("CapBnd"), f.raw());
-        assertEquals(Caps.hex(permitted), st.get("CapPrm"), f.raw());
-        // root's effective set after execve is its permitted set (the file is treated as fully privileged)
-        assertEquals(Caps.hex(permitted), st.get("CapEff"), f.raw());
-        assertEquals(Caps.hex(inheritable), st.get("CapInh"), f.raw());
-        assertEquals(Caps.hex(List.of()), st.get("CapAmb"), f.raw());
-        assertEquals("1", st.get("NoNewPrivs"));
-        assertEquals("0000000000000000", st.get("SigBlk"));
-        assertEquals("0000000000000000", st.get("SigIgn"));
-
-        checkMountinfo(sb, b, f.all("mountinfo"));
-        checkMasked(b, f);
-        assertEquals("1", f.one("rodir-touch"), "readonlyPaths entry is writable");
-        assertFalse(Files.exists(b.rootfs().resolve("rodir/x")));
-        assertEquals("1", f.one("procsys-write"), "/proc/sys is writable");
-        assertEquals("jt-inside", f.one("hostname-after"));
-        assertTrue(f.all("env").containsAll(List.of(PATH, "FOO=bar baz", "EMPTY=", "HOME=/")), f.raw());
+        // every check reports, so that one run shows everything that is wrong
+        assertAll(f.raw(),
+                () -> assertEquals("1", f.one("pid")),
+                () -> assertEquals("jt-inside", f.one("hostname")),
+                () -> assertEquals("/work/new/dir", f.one("cwd")),
+                () -> assertTrue(Files.isDirectory(b.rootfs().resolve("work/new/dir")), "cwd created in the rootfs"),
+                () -> assertEquals(List.of("0", "1", "2", "3"), f.between("fds-begin", "fds-long"), "open fds"),
+                () -> assertEquals("fd3-payload", f.one("fd3")),
+                () -> assertEquals("uid=0 gid=0", f.one("id")),
+                () -> assertEquals("256 512", f.one("nofile"), "RLIMIT_NOFILE soft and hard"),
+                () -> assertEquals(Caps.hex(bounding), f.status().get("CapBnd"), "CapBnd"),
+                () -> assertEquals(Caps.hex(permitted), f.status().get("CapPrm"), "CapPrm"),
+                // root's effective set after execve is its permitted set (the file counts as fully privileged)
+                () -> assertEquals(Caps.hex(permitted), f.status().get("CapEff"), "CapEff"),
+                () -> assertEquals(Caps.hex(inheritable), f.status().get("CapInh"), "CapInh"),
+                () -> assertEquals(Caps.hex(List.of()), f.status().get("CapAmb"), "CapAmb"),
+                () -> assertEquals("1", f.status().get("NoNewPrivs"), "NoNewPrivs"),
+                () -> assertEquals("0000000000000000", f.status().get("SigBlk"), "SigBlk"),
+                () -> assertEquals("0000000000000000", f.status().get("SigIgn"), "SigIgn"),
+                () -> checkMountinfo(sb, b, f.all("mountinfo")),
+                () -> checkMasked(b, f),
+                () -> assertEquals("1", f.one("rodir-touch"), "readonlyPaths entry is writable"),
+                () -> assertFalse(Files.exists(b.rootfs().resolve("rodir/x")), "readonlyPaths entry is writable"),
+                () -> assertEquals("1", f.one("procsys-write"), "/proc/sys is writable"),
+                () -> assertEquals("jt-inside", f.one("hostname-after")),
+                () -> assertTrue(f.all("env").containsAll(List.of(PATH, "FOO=bar baz", "EMPTY=", "HOME=/")), "env"));
 
         Facts runc = new Facts(sb.runc().withFd3(fd3, b.dir(), "run", "--preserve-fds", "1", sb.id("runc")).ok()
                 .stdout());
@@ -115,20 +114,20 @@ class InsideContainerTest {
         b.write();
 
         Facts f = new Facts(sb.jrunc().in(b.dir(), "run", sb.id("user")).ok().stdout());
-        assertEquals("uid=1000(u) gid=1000 groups=10,20", f.one("id"));
-        assertEquals("0027", f.one("umask"));
-        assertTrue(f.all("env").contains("HOME=/home/u"), "HOME from the container's /etc/passwd: " + f.raw());
-        Map<String, String> st = f.status();
         // a non-root process keeps only its ambient set across execve (busybox has no file capabilities)
-        assertEquals(Caps.hex(bounding), st.get("CapBnd"), f.raw());
-        assertEquals(Caps.hex(set), st.get("CapInh"), f.raw());
-        assertEquals(Caps.hex(ambient), st.get("CapAmb"), f.raw());
-        assertEquals(Caps.hex(ambient), st.get("CapPrm"), f.raw());
-        assertEquals(Caps.hex(ambient), st.get("CapEff"), f.raw());
-        assertEquals("0", st.get("NoNewPrivs"));
-        assertEquals("0000000000000000", st.get("SigBlk"));
-        assertEquals("0000000000000000", st.get("SigIgn"));
-        assertEquals(List.of("0", "1", "2"), f.between("fds-begin", "fds-long"));
+        assertAll(f.raw(),
+                () -> assertEquals("uid=1000(u) gid=1000 groups=10,20", f.one("id")),
+                () -> assertEquals("0027", f.one("umask")),
+                () -> assertTrue(f.all("env").contains("HOME=/home/u"), "HOME from the container's /etc/passwd"),
+                () -> assertEquals(Caps.hex(bounding), f.status().get("CapBnd"), "CapBnd"),
+                () -> assertEquals(Caps.hex(set), f.status().get("CapInh"), "CapInh"),
+                () -> assertEquals(Caps.hex(ambient), f.status().get("CapAmb"), "CapAmb"),
+                () -> assertEquals(Caps.hex(ambient), f.status().get("CapPrm"), "CapPrm"),
+                () -> assertEquals(Caps.hex(ambient), f.status().get("CapEff"), "CapEff"),
+                () -> assertEquals("0", f.status().get("NoNewPrivs"), "NoNewPrivs"),
+                () -> assertEquals("0000000000000000", f.status().get("SigBlk"), "SigBlk"),
+                () -> assertEquals("0000000000000000", f.status().get("SigIgn"), "SigIgn"),
+                () -> assertEquals(List.of("0", "1", "2"), f.between("fds-begin", "fds-long"), "open fds"));
 
         Facts runc = new Facts(sb.runc().in(b.dir(), "run", sb.id("runc")).ok().stdout());
         sameAsRunc(f, runc, "id", "umask", "nofile", "cwd", "env");
