@@ -55,7 +55,7 @@ class FacadeMatchesGeneratedTest {
     private static final List<Class<?>> FACADE = List.of(Mounts.class, MountApi.class, Namespaces.class,
             FileDescriptors.class, FsContext.class, Processes.class, Prctl.class, ThreadCredentials.class,
             Capabilities.class, PosixSpawn.class, UnixSockets.class, Terminals.class, Uts.class, StatFs.class,
-            Errno.class, Syscalls.class);
+            Errno.class, Syscalls.class, Bpf.class);
 
     /** Facade constant name -> generated constant name, where they differ. */
     private static final Map<String, String> ALIASES = Map.of(
@@ -71,11 +71,11 @@ class FacadeMatchesGeneratedTest {
             "StatFs.ST_SYNCHRONOUS", "StatFs.ST_MANDLOCK", "StatFs.ST_NOATIME", "StatFs.ST_NODIRATIME",
             "StatFs.ST_RELATIME",
             "UnixSockets.SUN_PATH_MAX", "Capabilities.DATA_COUNT",
-            "FileDescriptors.AARCH64");
+            "FileDescriptors.AARCH64", "Bpf.LOAD_RETRIES");
 
     private static boolean isLayoutLiteral(String name) {
         return name.matches(".*_SIZE|SUN_.*|IOV_.*|MSG_IOV.*|MSG_CONTROL.*|CMSG_.*|F_TYPE|F_FLAGS|WS_.*"
-                + "|HEADER_.*|DATA_.*|RLIM_CUR|RLIM_MAX|POLL_FD|POLL_EVENTS|POLL_REVENTS");
+                + "|HEADER_.*|DATA_.*|RLIM_CUR|RLIM_MAX|POLL_FD|POLL_EVENTS|POLL_REVENTS|ATTR_.*|PROG_INFO_.*");
     }
 
     private static Number generated(String name) throws ReflectiveOperationException {
