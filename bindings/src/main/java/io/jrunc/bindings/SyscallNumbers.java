@@ -32,6 +32,7 @@ public final class SyscallNumbers {
     public static final long IOCTL = X86_64 ? 16 : 29;
     public static final long OPENAT = X86_64 ? 257 : 56;
     public static final long PRCTL = X86_64 ? 157 : 167;
+    public static final long KEYCTL = X86_64 ? 250 : 219;
     public static final long FCNTL = X86_64 ? 72 : 25;
     public static final long SECCOMP = X86_64 ? 317 : 277;
     public static final long BPF = X86_64 ? 321 : 280;

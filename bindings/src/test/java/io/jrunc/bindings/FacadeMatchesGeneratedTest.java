@@ -176,7 +176,7 @@ class FacadeMatchesGeneratedTest {
                 Map.entry("SETRESGID", 149L), Map.entry("SETGROUPS", 159L), Map.entry("CAPGET", 90L),
                 Map.entry("CAPSET", 91L), Map.entry("GETTID", 178L), Map.entry("IOCTL", 29L),
                 Map.entry("FCNTL", 25L), Map.entry("SECCOMP", 277L), Map.entry("BPF", 280L),
-                Map.entry("OPENAT", 56L), Map.entry("PRCTL", 167L));
+                Map.entry("OPENAT", 56L), Map.entry("PRCTL", 167L), Map.entry("KEYCTL", 219L));
         List<String> mismatches = new ArrayList<>();
         for (Field f : SyscallNumbers.class.getFields()) {
             if (f.getType() != long.class) {

@@ -66,6 +66,10 @@ public final class ContainerCreator {
             throw new ContainerException(e.getMessage());
         }
 
+        // Until it execs, the container's process shares this JVM's address space (posix_spawn uses
+        // vfork semantics) and may be visible to processes of a pid namespace it joins: a dumpable mm
+        // would let them ptrace or read /proc/PID/mem of the runtime (process-model.md section 4).
+        io.jrunc.bindings.Prctl.setDumpable(false);
         ContainerDirectory dir = ContainerDirectory.create(root, options.id());
         Cgroup cgroup = null;
         int consoleFd = -1;
@@ -87,7 +91,7 @@ public final class ContainerCreator {
             }
 
             ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, options.noPivot(),
-                    consoleFd, options.preserveFds());
+                    consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id());
             SpawnThread thread = new SpawnThread("jrunc-init", init).start();
             try {
                 pid = thread.awaitChild(SPAWN_TIMEOUT_MILLIS);

@@ -35,6 +35,9 @@ public final class ContainerExec {
         if (terminal && options.consoleSocket() == null) {
             throw new ContainerException("exec --tty without --console-socket is not supported by jrunc yet");
         }
+        // The new process waits at the gate in the container's pid namespace, beside the container's
+        // own processes, while it still shares this JVM's address space: make that non-dumpable first.
+        io.jrunc.bindings.Prctl.setDumpable(false);
         Path fifo = container.stateDirectory().resolve("exec-" + UUID.randomUUID() + ".fifo");
         int gateFd = -1;
         int consoleFd = -1;

@@ -35,11 +35,12 @@ public final class ContainerInit implements SpawnThread.Body {
     private final boolean noPivot;
     private final int consoleSocket;
     private final int preserveFds;
+    private final String newKeyring;
     private final AtomicReference<ChildPlacement> placement = new AtomicReference<>();
     private volatile RootfsBuilder.Prepared prepared;
 
     public ContainerInit(Spec spec, Path rootfs, Path execFifo, NamespacePlan namespaces, Cgroup cgroup,
-            boolean noPivot, int consoleSocket, int preserveFds) {
+            boolean noPivot, int consoleSocket, int preserveFds, String newKeyring) {
         this.spec = spec;
         this.rootfs = rootfs;
         this.execFifo = execFifo;
@@ -48,6 +49,7 @@ public final class ContainerInit implements SpawnThread.Body {
         this.noPivot = noPivot;
         this.consoleSocket = consoleSocket;
         this.preserveFds = preserveFds;
+        this.newKeyring = newKeyring;
     }
 
     /** What the rootfs step left for the finisher; valid once the child exists. */
@@ -101,10 +103,24 @@ public final class ContainerInit implements SpawnThread.Body {
         if (namespaces.creates(CLONE_NEWPID) || namespaces.creates(CLONE_NEWTIME)) {
             Namespaces.unshare(namespaces.create() & later);
         }
+        if (newKeyring != null) {
+            joinSessionKeyring(newKeyring);
+        }
         FsContext.umask(setup.request().umask());
         setup.credentials().apply();
         self.spawning();
         return ProcessLauncher.spawn(setup.request(), new ProcessLauncher.Gate(prepared.gatePath(), -1), slave);
+    }
+
+    /** A session keyring of its own (runc's default; --no-new-keyring skips it). Kernels without keys are fine. */
+    private static void joinSessionKeyring(String name) {
+        try {
+            io.jrunc.bindings.Keyrings.joinNewSession(name);
+        } catch (io.jrunc.bindings.ErrnoException e) {
+            if (!e.is(io.jrunc.bindings.Errno.ENOSYS)) {
+                throw e;
+            }
+        }
     }
 
     private void requireUts(String field) {
