@@ -182,12 +182,12 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
 
     /**
      * Writes the limits of {@code resources} (create, and update with the merged resources) in runc's
-     * order. Absent values leave their files alone. On cgroup v2, device rules need the BPF filter:
-     * this form refuses them (see {@link #apply(LinuxResources, CgroupV2DeviceFilter)}); on v1 they go
-     * to devices.deny/devices.allow. The first failure stops and is thrown; earlier writes stay.
+     * order. Absent values leave their files alone. Device rules go to devices.deny/devices.allow on
+     * v1, and on a unified host become a BPF device program attached to the cgroup
+     * ({@link BpfDeviceFilter}). The first failure stops and is thrown; earlier writes stay.
      */
     public final void apply(LinuxResources resources) throws CgroupException {
-        apply(resources, CgroupV2DeviceFilter.UNAVAILABLE);
+        apply(resources, BpfDeviceFilter.INSTANCE);
     }
 
     /**

@@ -7,8 +7,10 @@ import java.util.List;
 /**
  * The hook through which cgroup v2 device access is enforced: cgroup v2 has no devices files, so the
  * OCI device rules become a BPF_PROG_TYPE_CGROUP_DEVICE program attached to the cgroup (deny by
- * default, then the rules in order, as runc's emulator). That program is built elsewhere; this module
- * calls it at runc's point in the write order (after cpu, before cpuset).
+ * default, then the rules in order, as runc's emulator). {@link BpfDeviceFilter} builds and attaches
+ * it and is what {@link Cgroup#apply(io.jrunc.spec.LinuxResources)} uses; the hook exists so that tests
+ * (and callers that must not touch the kernel) can substitute another. It is called at runc's point in
+ * the write order (after cpu, before cpuset).
  */
 @FunctionalInterface
 public interface CgroupV2DeviceFilter {
@@ -21,8 +23,8 @@ public interface CgroupV2DeviceFilter {
     void install(Path cgroupDirectory, List<LinuxDeviceCgroup> rules) throws CgroupException;
 
     /**
-     * The filter used when the caller gives none: it refuses, naming the cgroup, rather than leave a
-     * container with device rules it does not enforce.
+     * A filter that refuses, naming the cgroup, rather than leave a container with device rules it
+     * does not enforce.
      */
     CgroupV2DeviceFilter UNAVAILABLE = (dir, rules) -> {
         throw new CgroupException("cannot apply " + rules.size() + " device rule(s) to " + dir
