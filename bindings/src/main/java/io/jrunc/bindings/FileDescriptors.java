@@ -24,7 +24,8 @@ public final class FileDescriptors {
             O_DIRECTORY = AARCH64 ? 040000 : 0200000, O_NOFOLLOW = AARCH64 ? 0100000 : 0400000,
             O_CLOEXEC = 02000000, O_PATH = 010000000;
     public static final int AT_FDCWD = -100;
-    public static final int F_GETFD = 1, F_SETFD = 2, F_GETFL = 3, F_SETFL = 4, FD_CLOEXEC = 1;
+    public static final int F_GETFD = 1, F_SETFD = 2, F_GETFL = 3, F_SETFL = 4, FD_CLOEXEC = 1,
+            F_DUPFD_CLOEXEC = 1030;
     public static final short POLLIN = 1, POLLOUT = 4, POLLERR = 8, POLLHUP = 16, POLLNVAL = 32;
     public static final int S_IFIFO = 0010000, S_IFCHR = 0020000, S_IFDIR = 0040000, S_IFBLK = 0060000,
             S_IFREG = 0100000;
@@ -94,6 +95,11 @@ public final class FileDescriptors {
             MemorySegment.copy(data, 0, buf, JAVA_BYTE_LAYOUT, 0, data.length);
             return Calls.checked(WRITE, "write", "fd " + fd, fd, buf, (long) data.length);
         }
+    }
+
+    /** A close-on-exec duplicate of {@code fd}. */
+    public static int dup(int fd) {
+        return fcntl(fd, F_DUPFD_CLOEXEC, 3);
     }
 
     public static void dup3(int oldFd, int newFd, int flags) {

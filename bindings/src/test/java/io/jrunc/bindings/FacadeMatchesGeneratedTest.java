@@ -18,6 +18,7 @@ import io.jrunc.bindings.c.rlimit;
 import io.jrunc.bindings.c.sigset_t;
 import io.jrunc.bindings.c.sockaddr_un;
 import io.jrunc.bindings.c.statfs;
+import io.jrunc.bindings.c.termios;
 import io.jrunc.bindings.c.winsize;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.GroupLayout;
@@ -75,7 +76,7 @@ class FacadeMatchesGeneratedTest {
 
     private static boolean isLayoutLiteral(String name) {
         return name.matches(".*_SIZE|SUN_.*|IOV_.*|MSG_IOV.*|MSG_CONTROL.*|CMSG_.*|F_TYPE|F_FLAGS|WS_.*"
-                + "|HEADER_.*|DATA_.*|RLIM_CUR|RLIM_MAX|POLL_FD|POLL_EVENTS|POLL_REVENTS|ATTR_.*|PROG_INFO_.*");
+                + "|HEADER_.*|DATA_.*|TERMIOS_.*|RLIM_CUR|RLIM_MAX|POLL_FD|POLL_EVENTS|POLL_REVENTS|ATTR_.*|PROG_INFO_.*");
     }
 
     private static Number generated(String name) throws ReflectiveOperationException {
@@ -280,6 +281,12 @@ class FacadeMatchesGeneratedTest {
         assertEquals(winsize.sizeof(), Terminals.WINSIZE_SIZE);
         assertEquals(winsize.ws_row$offset(), Terminals.WS_ROW);
         assertEquals(winsize.ws_col$offset(), Terminals.WS_COL);
+        assertEquals(termios.sizeof(), Terminals.TERMIOS_SIZE);
+        assertEquals(termios.c_iflag$offset(), Terminals.TERMIOS_IFLAG);
+        assertEquals(termios.c_oflag$offset(), Terminals.TERMIOS_OFLAG);
+        assertEquals(termios.c_cflag$offset(), Terminals.TERMIOS_CFLAG);
+        assertEquals(termios.c_lflag$offset(), Terminals.TERMIOS_LFLAG);
+        assertEquals(termios.c_cc$offset(), Terminals.TERMIOS_CC);
         assertEquals(rlimit.sizeof(), Processes.RLIMIT_SIZE);
         assertEquals(rlimit.rlim_cur$offset(), Processes.RLIM_CUR);
         assertEquals(rlimit.rlim_max$offset(), Processes.RLIM_MAX);

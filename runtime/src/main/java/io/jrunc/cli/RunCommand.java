@@ -3,7 +3,9 @@ package io.jrunc.cli;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerCreator;
 import io.jrunc.runtime.CreateOptions;
+import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.runtime.ForegroundProcess;
+import io.jrunc.runtime.TerminalProxy;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -27,35 +29,76 @@ final class RunCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1") String id;
 
+    private static TerminalProxy receiveConsole(int[] console) {
+        FileDescriptors.closeQuietly(console[0]);
+        try {
+            return TerminalProxy.receive(console[1]);
+        } finally {
+            FileDescriptors.closeQuietly(console[1]);
+        }
+    }
+
     @Override
     public Integer call() {
         main.configure();
         Main.failurePrefix = "jrunc run failed: ";
         Ids.require(id, "run");
-        Container c = ContainerCreator.create(main.root,
-                new CreateOptions(id, bundle, pidFile, consoleSocket, noPivot, noNewKeyring, preserveFds),
-                main.systemdCgroup);
-        try (c) {
-            if (detach) {
-                c.start();
-                return 0;
-            }
-            ForegroundProcess foreground = ForegroundProcess.forwardSignalsTo(c.state().pid());
-            c.start();
-            int status = foreground.waitForExit();
-            if (!keep) {
-                c.delete(true);
-            }
-            return status;
+        // Like runc: a terminal without a console socket in the foreground means jrunc itself holds
+        // the pty and connects it to its own stdio.
+        int[] console = !detach && consoleSocket == null && ContainerCreator.wantsTerminal(bundle)
+                ? TerminalProxy.socketPair() : null;
+        Container c;
+        try {
+            c = ContainerCreator.create(main.root, new CreateOptions(id, bundle, pidFile, consoleSocket, noPivot,
+                    noNewKeyring, preserveFds, console == null ? -1 : console[0]), main.systemdCgroup);
         } catch (RuntimeException e) {
-            if (!keep) {
-                try {
-                    c.delete(true);
-                } catch (RuntimeException ignored) {
-                    // report the first failure
-                }
+            if (console != null) {
+                FileDescriptors.closeQuietly(console[0]);
+                FileDescriptors.closeQuietly(console[1]);
             }
             throw e;
+        }
+        int pid = c.state().pid();
+        TerminalProxy tty = null;
+        ForegroundProcess foreground = null;
+        try (c) {
+            if (!detach) {
+                tty = console == null ? null : receiveConsole(console);
+                foreground = ForegroundProcess.forwardSignalsTo(pid);
+            }
+            c.start();
+        } catch (RuntimeException e) {
+            if (tty != null) {
+                tty.close();
+            }
+            deleteUnlessKept();
+            throw e;
+        }
+        if (detach) {
+            return 0;
+        }
+        // The container's lock is released while it runs, so `state`, `kill` and `exec` by others work.
+        int status;
+        if (tty != null) {
+            try (TerminalProxy t = tty) {
+                t.drainOutput();
+                status = foreground.waitForExit();
+            }
+        } else {
+            status = foreground.waitForExit();
+        }
+        deleteUnlessKept();
+        return status;
+    }
+
+    private void deleteUnlessKept() {
+        if (keep) {
+            return;
+        }
+        try (Container c = Container.load(main.root, id)) {
+            c.delete(true);
+        } catch (RuntimeException ignored) {
+            // already deleted by someone else, or the first failure is being reported
         }
     }
 }

@@ -24,6 +24,9 @@ final class SpecCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         main.configure();
+        if (!Files.isDirectory(bundle)) {
+            throw new ContainerException("open " + bundle.resolve("config.json") + ": no such file or directory");
+        }
         Path config = bundle.resolve("config.json");
         if (Files.exists(config)) {
             throw new ContainerException("File config.json exists. Remove it first.");

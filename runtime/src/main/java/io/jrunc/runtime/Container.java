@@ -187,9 +187,16 @@ public final class Container implements AutoCloseable {
 
     /** The OCI state document hooks receive on stdin. */
     public byte[] ociStateJson() {
-        Status status = status();
-        State s = new State(state.ociVersion(), state.id(), ContainerStatus.valueOf(status.name()),
-                status == Status.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
+        return ociStateJson(ContainerStatus.valueOf(status().name()));
+    }
+
+    /**
+     * The OCI state with an explicit status: hooks that run while create is still under way
+     * (prestart, createRuntime, createContainer) see "creating", as with runc.
+     */
+    byte[] ociStateJson(ContainerStatus status) {
+        State s = new State(state.ociVersion(), state.id(), status,
+                status == ContainerStatus.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
         return Json.write(s).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 

@@ -47,7 +47,7 @@ public final class ContainerCreator {
         Spec spec = load(bundle);
         refuseUnsupported(spec, systemdCgroup);
         boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
-        if (terminal && options.consoleSocket() == null) {
+        if (terminal && options.consoleSocket() == null && options.consoleFd() < 0) {
             throw new ContainerException("cannot allocate tty if runc will detach without setting console socket");
         }
         if (!terminal && options.consoleSocket() != null) {
@@ -88,6 +88,8 @@ public final class ContainerCreator {
             FileDescriptors.chown(fifo.toString(), uid, gid);
             if (options.consoleSocket() != null) {
                 consoleFd = UnixSockets.connect(options.consoleSocket().toString());
+            } else if (options.consoleFd() >= 0) {
+                consoleFd = FileDescriptors.dup(options.consoleFd());
             }
 
             ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, options.noPivot(),
@@ -133,6 +135,16 @@ public final class ContainerCreator {
         } finally {
             FileDescriptors.closeQuietly(consoleFd);
         }
+    }
+
+    /** True if the bundle's process asks for a terminal (read before create, for `run`). */
+    public static boolean wantsTerminal(Path bundle) {
+        Path dir = bundle.toAbsolutePath().normalize();
+        if (!Files.isRegularFile(dir.resolve(SpecLoader.CONFIG_FILE))) {
+            return false; // create reports the missing config
+        }
+        Spec spec = load(dir);
+        return spec.process() != null && Boolean.TRUE.equals(spec.process().terminal());
     }
 
     static Spec load(Path bundle) {

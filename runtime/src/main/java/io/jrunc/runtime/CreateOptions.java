@@ -8,6 +8,13 @@ import java.nio.file.Path;
  * @param pidFile       where to write the init pid once created (null: nowhere)
  * @param consoleSocket AF_UNIX socket that receives the pty master when process.terminal is true
  * @param preserveFds   how many descriptors from 3 up the container's process inherits
+ * @param consoleFd     an already connected console socket (foreground `run` with a terminal), or -1
  */
 public record CreateOptions(String id, Path bundle, Path pidFile, Path consoleSocket, boolean noPivot,
-        boolean noNewKeyring, int preserveFds) {}
+        boolean noNewKeyring, int preserveFds, int consoleFd) {
+
+    public CreateOptions(String id, Path bundle, Path pidFile, Path consoleSocket, boolean noPivot,
+            boolean noNewKeyring, int preserveFds) {
+        this(id, bundle, pidFile, consoleSocket, noPivot, noNewKeyring, preserveFds, -1);
+    }
+}

@@ -44,9 +44,13 @@ final class Hooks {
     }
 
     static void created(Container c) {
-        run(c, "prestart", null);
-        run(c, "createRuntime", null);
-        run(c, "createContainer", null);
+        if (c.state().hooks().isEmpty()) {
+            return;
+        }
+        byte[] creating = c.ociStateJson(io.jrunc.spec.ContainerStatus.CREATING);
+        run(c, "prestart", creating);
+        run(c, "createRuntime", creating);
+        run(c, "createContainer", creating);
     }
 
     static void startContainer(Container c) {

@@ -2228,6 +2228,24 @@ public class Libc extends Libc$shared {
     public static int POSIX_SPAWN_SETSID() {
         return POSIX_SPAWN_SETSID;
     }
+    private static final int VTIME = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * #define VTIME 5
+     * }
+     */
+    public static int VTIME() {
+        return VTIME;
+    }
+    private static final int VMIN = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * #define VMIN 6
+     * }
+     */
+    public static int VMIN() {
+        return VMIN;
+    }
     private static final int TCSANOW = (int)0L;
     /**
      * {@snippet lang=c :
@@ -2335,6 +2353,24 @@ public class Libc extends Libc$shared {
      */
     public static int S_BLKSIZE() {
         return S_BLKSIZE;
+    }
+    private static final int TCGETS = (int)21505L;
+    /**
+     * {@snippet lang=c :
+     * #define TCGETS 21505
+     * }
+     */
+    public static int TCGETS() {
+        return TCGETS;
+    }
+    private static final int TCSETS = (int)21506L;
+    /**
+     * {@snippet lang=c :
+     * #define TCSETS 21506
+     * }
+     */
+    public static int TCSETS() {
+        return TCSETS;
     }
     private static final int TIOCSCTTY = (int)21518L;
     /**
