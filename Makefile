@@ -18,7 +18,7 @@ TEST_PACKAGES := busybox-static runc
 BENCH_PACKAGES := crun
 E2E_PACKAGES :=
 
-.PHONY: all check-jdk deps build launcher aot-cache test demo install bench clean bindings
+.PHONY: all check-jdk deps build launcher aot-cache test demo install bench bench-startup clean bindings
 
 all: build
 
@@ -81,6 +81,22 @@ test: check-jdk deps build
 demo: build
 	$(call apt-ensure,busybox-static)
 	@scripts/demo.sh $(JRUNC) $(BUILD)/demo-bundle $(BUILD)/demo-root
+
+# jrunc against runc and crun on one busybox bundle, runs interleaved: foreground run, create + start +
+# wait + delete, resident memory of a created container (scripts/bench.sh, docs/PERFORMANCE.md). BENCH_N
+# runs per runtime for the first two, BENCH_MEM_N for memory. Needs root; no network once installed.
+BENCH_N ?= 15
+BENCH_MEM_N ?= 3
+bench: build
+	$(call apt-ensure,$(TEST_PACKAGES) $(BENCH_PACKAGES))
+	@scripts/bench.sh $(JRUNC) $(BUILD)/bench $(BENCH_N) $(BENCH_MEM_N)
+
+# Where a jrunc call's time goes: JVM start, picocli, JSON, FFM linking and a whole run, each with and
+# without the AOT cache (scripts/bench-startup.sh). BENCH_STARTUP_N rounds.
+BENCH_STARTUP_N ?= 7
+bench-startup: build
+	$(call apt-ensure,$(TEST_PACKAGES))
+	@scripts/bench-startup.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(BUILD)/lib $(BENCH_STARTUP_N)
 
 # Jars to $(PREFIX)/lib/jrunc, the launcher to $(PREFIX)/bin/jrunc pointing at them.
 install: build
