@@ -1,6 +1,7 @@
 package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
+import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.ContainerCreator;
 import io.jrunc.runtime.CreateOptions;
 import java.nio.file.Path;
@@ -40,6 +41,9 @@ final class CreateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         main.configure();
+        if (pidfdSocket != null) {
+            throw new ContainerException("--pidfd-socket is not supported by jrunc yet");
+        }
         Main.failurePrefix = "jrunc create failed: ";
         Ids.require(id, "create");
         try (Container c = ContainerCreator.create(main.root,

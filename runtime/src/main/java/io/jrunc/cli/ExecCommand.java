@@ -46,6 +46,9 @@ final class ExecCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         main.configure();
+        if (pidfdSocket != null) {
+            throw new ContainerException("--pidfd-socket is not supported by jrunc yet");
+        }
         Main.failurePrefix = "jrunc exec failed: ";
         Ids.require(id, "exec");
         if (processLabel != null || apparmor != null) {

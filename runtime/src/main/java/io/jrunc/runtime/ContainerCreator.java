@@ -97,6 +97,7 @@ public final class ContainerCreator {
             SpawnThread thread = new SpawnThread("jrunc-init", init).start();
             try {
                 pid = thread.awaitChild(SPAWN_TIMEOUT_MILLIS);
+                thread.awaitGate(pid, SPAWN_TIMEOUT_MILLIS);
             } finally {
                 placement = init.placement();
                 if (placement != null) {
@@ -171,6 +172,21 @@ public final class ContainerCreator {
         }
         if (spec.process() == null) {
             throw new ContainerException("process: must be set");
+        }
+        // The kernel takes time namespace offsets only through /proc/PID/timens_offsets of the thread
+        // group leader, which no JVM thread is (java runs main() on a thread of its own).
+        if (spec.linux() != null && spec.linux().timeOffsets() != null && !spec.linux().timeOffsets().isEmpty()) {
+            throw new ContainerException("linux.timeOffsets: time namespace offsets are not supported by jrunc yet");
+        }
+        // Mandatory access control labels are security settings: refused, never silently dropped.
+        if (spec.process().apparmorProfile() != null && !spec.process().apparmorProfile().isEmpty()) {
+            throw new ContainerException("process.apparmorProfile: AppArmor is not supported by jrunc yet");
+        }
+        if (spec.process().selinuxLabel() != null && !spec.process().selinuxLabel().isEmpty()) {
+            throw new ContainerException("process.selinuxLabel: SELinux is not supported by jrunc yet");
+        }
+        if (spec.linux() != null && spec.linux().mountLabel() != null && !spec.linux().mountLabel().isEmpty()) {
+            throw new ContainerException("linux.mountLabel: SELinux is not supported by jrunc yet");
         }
     }
 

@@ -74,7 +74,9 @@ public final class ContainerInit implements SpawnThread.Body {
             }
         }
         placement.set(cgroup.placeForChildren(self.tid()));
-        int later = CLONE_NEWPID | CLONE_NEWTIME;
+        // The pid namespace last: afterwards this thread may not create threads. The time namespace
+        // also applies to children only, but has no such rule.
+        int later = CLONE_NEWPID;
         int now = namespaces.create() & ~later;
         if (now != 0) {
             Namespaces.unshare(now);
@@ -100,8 +102,8 @@ public final class ContainerInit implements SpawnThread.Body {
         if (setup.request().terminal()) {
             slave = openConsole(setup);
         }
-        if (namespaces.creates(CLONE_NEWPID) || namespaces.creates(CLONE_NEWTIME)) {
-            Namespaces.unshare(namespaces.create() & later);
+        if (namespaces.creates(CLONE_NEWPID)) {
+            Namespaces.unshare(CLONE_NEWPID);
         }
         if (newKeyring != null) {
             joinSessionKeyring(newKeyring);

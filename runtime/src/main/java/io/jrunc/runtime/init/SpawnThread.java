@@ -81,6 +81,34 @@ public final class SpawnThread {
         throw new IllegalStateException(thread.getName() + " did not spawn within " + timeoutMillis + " ms");
     }
 
+    /**
+     * Waits until the child is blocked in its last file action, the open of the gate FIFO. The pid
+     * appears as soon as the child is cloned, before its file actions run; whoever changes the mounts
+     * the child still has to walk (the gate's tmpfs) must wait for this. The kernel shows a task
+     * waiting for a FIFO's other end with wchan "wait_for_partner" (fs/pipe.c).
+     */
+    public void awaitGate(int pid, long timeoutMillis) throws Exception {
+        Path wchan = Path.of("/proc", Integer.toString(pid), "wchan");
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long pause = 20_000;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (Files.readString(wchan).trim().equals("wait_for_partner")) {
+                    return;
+                }
+            } catch (IOException e) {
+                // gone: the thread reports why below
+            }
+            if (!thread.isAlive()) {
+                rethrowFailure();
+                throw new IllegalStateException("container process exited before reaching the exec gate");
+            }
+            Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
+            pause = Math.min(pause * 2, 1_000_000);
+        }
+        throw new IllegalStateException("container process did not reach the exec gate within " + timeoutMillis + " ms");
+    }
+
     /** Waits for the thread to end (posix_spawn returned) and rethrows what it failed with. */
     public int join() throws Exception {
         thread.join();
