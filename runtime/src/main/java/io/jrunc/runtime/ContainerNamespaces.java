@@ -2,9 +2,7 @@ package io.jrunc.runtime;
 
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.FsContext;
-import io.jrunc.bindings.Namespaces;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.jrunc.runtime.init.InitNamespaces;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -20,10 +18,6 @@ import java.util.concurrent.Callable;
 final class ContainerNamespaces {
     private ContainerNamespaces() {}
 
-    private static final String[] ORDER = {"ipc", "uts", "net", "pid", "mnt", "cgroup"};
-    private static final int[] FLAGS = {Namespaces.CLONE_NEWIPC, Namespaces.CLONE_NEWUTS, Namespaces.CLONE_NEWNET,
-            Namespaces.CLONE_NEWPID, Namespaces.CLONE_NEWNS, Namespaces.CLONE_NEWCGROUP};
-
     static <T> T call(int pid, Callable<T> body) throws Exception {
         Object[] result = new Object[1];
         Throwable[] failure = new Throwable[1];
@@ -34,18 +28,8 @@ final class ContainerNamespaces {
                 int hostRoot = FileDescriptors.open("/", FileDescriptors.O_PATH | FileDescriptors.O_DIRECTORY
                         | FileDescriptors.O_CLOEXEC);
                 fds.add(hostRoot);
-                List<int[]> joins = new ArrayList<>();
-                for (int i = 0; i < ORDER.length; i++) {
-                    Path theirs = Path.of("/proc", Integer.toString(pid), "ns", ORDER[i]);
-                    if (Files.readSymbolicLink(theirs).equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns", ORDER[i])))) {
-                        continue;
-                    }
-                    int fd = FileDescriptors.open(theirs.toString(), FileDescriptors.O_RDONLY | FileDescriptors.O_CLOEXEC);
-                    fds.add(fd);
-                    joins.add(new int[] {fd, FLAGS[i]});
-                }
-                for (int[] join : joins) {
-                    Namespaces.setns(join[0], join[1], "namespace of " + pid);
+                try (InitNamespaces namespaces = InitNamespaces.open(pid, InitNamespaces.ALL)) {
+                    namespaces.join();
                 }
                 FsContext.fchdir(hostRoot);
                 FsContext.chroot(".");

@@ -1,12 +1,9 @@
 package io.jrunc.runtime.init;
 
-import static io.jrunc.bindings.Namespaces.*;
-
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.FsContext;
 import io.jrunc.bindings.MountApi;
 import io.jrunc.bindings.Mounts;
-import io.jrunc.bindings.Namespaces;
 import io.jrunc.spec.Spec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -53,19 +50,12 @@ public final class ContainerFinisher {
         FsContext.unshare();
         String pidns = "/proc/" + pid + "/ns/pid";
         List<Integer> procFds = new ArrayList<>();
-        List<Integer> nsFds = new ArrayList<>();
         try {
             for (RootfsBuilder.ProcMount proc : prepared.procMounts()) {
                 procFds.add(MountApi.create("proc", Map.of("source", "proc", "pidns", pidns), attributes(proc.options())));
             }
-            // Order matters: the mount namespace last, since joining it changes this thread's root.
-            int[] order = {CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWNS};
-            String[] names = {"net", "ipc", "uts", "mnt"};
-            for (int i = 0; i < order.length; i++) {
-                int fd = FileDescriptors.open("/proc/" + pid + "/ns/" + names[i],
-                        FileDescriptors.O_RDONLY | FileDescriptors.O_CLOEXEC);
-                nsFds.add(fd);
-                Namespaces.setns(fd, order[i], names[i] + " namespace of " + pid);
+            try (InitNamespaces namespaces = InitNamespaces.open(pid, List.of("ipc", "uts", "net", "mnt"))) {
+                namespaces.join();
             }
             Mounts.umount(prepared.procMounts().getFirst().destination(), Mounts.MNT_DETACH);
             for (int i = 0; i < procFds.size(); i++) {
@@ -75,7 +65,6 @@ public final class ContainerFinisher {
             writeSysctls(spec);
         } finally {
             procFds.forEach(FileDescriptors::closeQuietly);
-            nsFds.forEach(FileDescriptors::closeQuietly);
         }
     }
 

@@ -2,30 +2,19 @@ package io.jrunc.runtime.init;
 
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.FsContext;
-import io.jrunc.bindings.Namespaces;
 import io.jrunc.bindings.Terminals;
 import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.spec.Process;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * What the spawning thread does for `exec`: join the running container's namespaces (each one that
- * differs from the runtime's, in runc's order, opened before any is joined because joining the mount
- * namespace hides the host's /proc), enter its cgroup, take the process's identity and spawn behind a
- * gate. The gate FIFO lives in the state directory, outside the container, so the child reaches it
+ * What the spawning thread does for `exec`: join the running container's namespaces
+ * ({@link InitNamespaces}), enter its cgroup, take the process's identity and spawn behind a gate. The gate FIFO lives in the state directory, outside the container, so the child reaches it
  * through an inherited O_PATH descriptor reopened via the container's /proc/self/fd.
  */
 public final class ExecInit implements SpawnThread.Body {
-    private static final String[] ORDER = {"ipc", "uts", "net", "pid", "mnt", "cgroup"};
-    private static final int[] FLAGS = {Namespaces.CLONE_NEWIPC, Namespaces.CLONE_NEWUTS, Namespaces.CLONE_NEWNET,
-            Namespaces.CLONE_NEWPID, Namespaces.CLONE_NEWNS, Namespaces.CLONE_NEWCGROUP};
-
     private final int initPid;
     private final Process process;
     private final Cgroup cgroup;
@@ -50,23 +39,9 @@ public final class ExecInit implements SpawnThread.Body {
     @Override
     public int run(SpawnThread self) throws Exception {
         FsContext.unshare();
-        List<int[]> joins = new ArrayList<>();
-        try {
-            for (int i = 0; i < ORDER.length; i++) {
-                Path theirs = Path.of("/proc", Integer.toString(initPid), "ns", ORDER[i]);
-                Path ours = Path.of("/proc/thread-self/ns", ORDER[i]);
-                if (!Files.exists(theirs) || Files.readSymbolicLink(theirs).equals(Files.readSymbolicLink(ours))) {
-                    continue;
-                }
-                joins.add(new int[] {FileDescriptors.open(theirs.toString(),
-                        FileDescriptors.O_RDONLY | FileDescriptors.O_CLOEXEC), FLAGS[i]});
-            }
+        try (InitNamespaces namespaces = InitNamespaces.open(initPid, InitNamespaces.ALL)) {
             placement = cgroup.placeForChildren(self.tid());
-            for (int[] join : joins) {
-                Namespaces.setns(join[0], join[1], "namespace of " + initPid);
-            }
-        } finally {
-            joins.forEach(j -> FileDescriptors.closeQuietly(j[0]));
+            namespaces.join();
         }
         FsContext.chdir("/");
         ProcessSetup setup = ProcessSetup.of(process, preserveFds);

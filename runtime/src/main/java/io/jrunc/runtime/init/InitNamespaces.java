@@ -1,0 +1,69 @@
+package io.jrunc.runtime.init;
+
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.Namespaces;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The namespaces of a container's init process, opened so the calling thread can join them. Every
+ * descriptor is opened before any namespace is joined, because joining the mount namespace hides the
+ * host's /proc. Namespaces the runtime already shares with the container are skipped. Joined in
+ * runc's order (ipc, uts, net, pid, mnt, cgroup); the caller has unshared CLONE_FS (joining a mount
+ * namespace needs it). Joining the pid namespace affects only the children the thread creates next.
+ */
+public final class InitNamespaces implements AutoCloseable {
+    public static final List<String> ALL = List.of("ipc", "uts", "net", "pid", "mnt", "cgroup");
+    private static final int[] FLAGS = {Namespaces.CLONE_NEWIPC, Namespaces.CLONE_NEWUTS, Namespaces.CLONE_NEWNET,
+            Namespaces.CLONE_NEWPID, Namespaces.CLONE_NEWNS, Namespaces.CLONE_NEWCGROUP};
+
+    private record Opened(int fd, int flag) {}
+
+    private final int pid;
+    private final List<Opened> opened = new ArrayList<>();
+
+    private InitNamespaces(int pid) {
+        this.pid = pid;
+    }
+
+    /** Opens those of {@code kinds} (names from {@link #ALL}) in which {@code pid} differs from this thread. */
+    public static InitNamespaces open(int pid, List<String> kinds) {
+        InitNamespaces ns = new InitNamespaces(pid);
+        try {
+            for (int i = 0; i < ALL.size(); i++) {
+                String kind = ALL.get(i);
+                if (!kinds.contains(kind)) {
+                    continue;
+                }
+                Path theirs = Path.of("/proc", Integer.toString(pid), "ns", kind);
+                if (Files.readSymbolicLink(theirs).equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns", kind)))) {
+                    continue;
+                }
+                ns.opened.add(new Opened(FileDescriptors.open(theirs.toString(),
+                        FileDescriptors.O_RDONLY | FileDescriptors.O_CLOEXEC), FLAGS[i]));
+            }
+            return ns;
+        } catch (IOException e) {
+            ns.close();
+            throw new UncheckedIOException("namespaces of " + pid, e);
+        } catch (RuntimeException e) {
+            ns.close();
+            throw e;
+        }
+    }
+
+    public void join() {
+        for (Opened o : opened) {
+            Namespaces.setns(o.fd(), o.flag(), "namespace of " + pid);
+        }
+    }
+
+    @Override
+    public void close() {
+        opened.forEach(o -> FileDescriptors.closeQuietly(o.fd()));
+    }
+}
