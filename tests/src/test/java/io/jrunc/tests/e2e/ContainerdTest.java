@@ -158,7 +158,7 @@ class ContainerdTest {
     }
 
     @Test
-    void detachedTaskTakesExecsThenStopsOnSigterm() {
+    void detachedTaskTakesExecsPausesAndStopsOnSigterm() {
         Path log = work.resolve("detached1.log");
         Command.Result run = cmd.run(ctrRun("detached1", List.of("--detach", "--log-uri", "file://" + log),
                 "sh", "-c", "echo started; trap 'echo got TERM; exit 9' TERM; while true; do sleep 0.2; done"));
@@ -176,6 +176,14 @@ class ContainerdTest {
         assertEquals(1, missing.exitCode(), missing.describe());
         assertTrue(missing.err().contains("OCI runtime exec failed: jrunc exec failed: unable to start container "
                 + "process: exec: \"/nonexistent\": stat /nonexistent: no such file or directory"), missing.describe());
+
+        // pause/resume: the shim calls `jrunc pause`/`resume`, and `state` must then say paused.
+        Command.Result pause = cmd.run(ctr("task", "pause", "detached1"));
+        assertEquals(0, pause.exitCode(), pause.describe());
+        assertEquals("PAUSED", taskStatus("detached1"));
+        Command.Result resume = cmd.run(ctr("task", "resume", "detached1"));
+        assertEquals(0, resume.exitCode(), resume.describe());
+        assertEquals("RUNNING", taskStatus("detached1"));
 
         Command.Result ps = cmd.run(ctr("task", "ps", "detached1"));
         assertEquals(0, ps.exitCode(), ps.describe());
