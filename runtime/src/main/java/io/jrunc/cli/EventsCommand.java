@@ -30,32 +30,52 @@ final class EventsCommand implements Callable<Integer> {
         main.configure();
         Ids.require(id, "events");
         Duration every = duration(interval);
-        try (Container c = Container.load(main.root, id)) {
-            if (stats) {
+        if (stats) {
+            try (Container c = Container.load(main.root, id)) {
                 System.out.println(EventJson.stats(id, c.stats()));
-                return 0;
             }
-            // Streams stats every interval and an "oom" event whenever the OOM counter grows, until the
-            // container stops (runc reads OOM notifications; polling the counter gives the same events).
-            long ooms = c.oomEvents().oom();
-            long nextStats = 0;
-            while (c.status() != Status.STOPPED) {
-                long now = System.nanoTime();
-                long seen = c.oomEvents().oom();
-                for (; ooms < seen; ooms++) {
-                    System.out.println(EventJson.oom(id));
-                }
-                if (now >= nextStats) {
+            return 0;
+        }
+        // Streams stats every interval and an "oom" event whenever the OOM counter grows, until the
+        // container stops (runc reads OOM notifications; polling the counter gives the same events).
+        // The container is loaded (and locked) for each poll only: holding its lock while streaming
+        // would block start, kill, pause, update and delete for as long as a caller watches events.
+        long ooms;
+        try (Container c = Container.load(main.root, id)) {
+            ooms = c.oomEvents().oom();
+        }
+        long nextStats = 0;
+        while (true) {
+            long now = System.nanoTime();
+            boolean stopped;
+            long seen;
+            String statsLine = null;
+            try (Container c = Container.load(main.root, id)) {
+                stopped = c.status() == Status.STOPPED;
+                // read after the status: an OOM kill that stopped the container is still reported
+                seen = c.oomEvents().oom();
+                if (!stopped && now >= nextStats) {
                     try {
-                        System.out.println(EventJson.stats(id, c.stats()));
+                        statsLine = EventJson.stats(id, c.stats());
                     } catch (ContainerException e) {
-                        break;
+                        stopped = true;
                     }
                     nextStats = now + every.toNanos();
                 }
-                System.out.flush();
-                Thread.sleep(Math.min(200, every.toMillis()));
+            } catch (ContainerException e) {
+                break; // deleted meanwhile
             }
+            for (; ooms < seen; ooms++) {
+                System.out.println(EventJson.oom(id));
+            }
+            if (statsLine != null) {
+                System.out.println(statsLine);
+            }
+            System.out.flush();
+            if (stopped) {
+                break;
+            }
+            Thread.sleep(Math.min(200, every.toMillis()));
         }
         return 0;
     }
