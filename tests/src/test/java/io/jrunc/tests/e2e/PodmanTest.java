@@ -215,7 +215,7 @@ class PodmanTest {
     }
 
     @Test
-    void detachedContainerTakesExecsPausesAndStopsOnSigterm() throws Exception {
+    void detachedContainerTakesExecsPausesUpdatesAndStopsOnSigterm() throws Exception {
         Command.Result run = cmd.run(run(List.of("--detach", named("detached1")),
                 "sh", "-c", "echo started; trap 'echo got TERM; exit 7' TERM; while true; do sleep 0.2; done"));
         assertEquals(0, run.exitCode(), run.describe());
@@ -240,6 +240,13 @@ class PodmanTest {
         Command.Result unpause = cmd.run(podman("unpause", "detached1"));
         assertEquals(0, unpause.exitCode(), unpause.describe());
         assertEquals("running", inspect("detached1", "{{.State.Status}}"));
+
+        // podman writes the new LinuxResources to a file and calls `jrunc update --resources FILE ID`.
+        Command.Result update = cmd.run(podman("update", "--memory", "32m", "detached1"));
+        assertEquals(0, update.exitCode(), update.describe());
+        Command.Result limit = cmd.run(podman("exec", "detached1", "sh", "-c",
+                "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max"));
+        assertEquals("33554432\n", limit.out(), limit.describe());
 
         Command.Result stop = cmd.run(podman("stop", "--time", "20", "detached1"));
         assertEquals(0, stop.exitCode(), stop.describe());
