@@ -1,0 +1,110 @@
+package io.jrunc.tests.vm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The jrunc binary itself on the guest's pure cgroup v2 kernel: containers with limits, observed from
+ * inside: the same checks as the host's container tests, on cgroup v2. The initramfs root cannot be
+ * pivoted away from, so containers run with --no-pivot. Needs a guest kernel of 6.18 or later (see
+ * {@link #setUp}); Debian 12's cloud kernel is 6.1, so by default these are skipped, saying why.
+ * The binary is system property {@code jrunc.vm.binary} (scripts/vm-test.sh writes /bin/jrunc).
+ */
+class JruncGuestTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long M = 1024 * 1024;
+    private Path binary;
+    private static int count;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        binary = Path.of(System.getProperty("jrunc.vm.binary", "/bin/jrunc"));
+        assumeTrue(Boolean.getBoolean("jrunc.vm") && Files.isExecutable(binary), "runs in the test VM");
+        // jrunc mounts a container's proc from the host side with procfs's "pidns" parameter
+        // (runtime ContainerFinisher), which Linux has since 6.18; older kernels refuse it with EINVAL.
+        String release = Files.readString(Path.of("/proc/sys/kernel/osrelease")).trim();
+        String[] v = release.split("[.-]");
+        int major = Integer.parseInt(v[0]), minor = Integer.parseInt(v[1]);
+        assumeTrue(major > 6 || major == 6 && minor >= 18, "jrunc needs Linux 6.18+ (proc pidns=); this guest runs "
+                + release + " (scripts/vm-test.sh: VM_KERNEL names another kernel)");
+    }
+
+    private record Run(int exit, String output) {
+    }
+
+    private Run jrunc(Path dir, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(binary.toString(), "--root", "/tmp/jrunc-state"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "jrunc " + String.join(" ", args));
+        return new Run(p.exitValue(), out);
+    }
+
+    /** A busybox bundle running {@code script} with {@code resources}; the config starts as jrunc spec's. */
+    private Path bundle(String script, String resources) throws Exception {
+        Path dir = Files.createDirectories(Path.of("/tmp/bundle-" + ++count));
+        Path bin = Files.createDirectories(dir.resolve("rootfs/bin"));
+        for (String d : List.of("proc", "sys", "dev", "tmp", "etc")) {
+            Files.createDirectories(dir.resolve("rootfs").resolve(d));
+        }
+        Files.copy(Path.of("/bin/busybox"), bin.resolve("busybox"));
+        Files.setPosixFilePermissions(bin.resolve("busybox"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        for (String applet : List.of("sh", "cat", "dd", "sleep", "head", "echo")) {
+            Files.createSymbolicLink(bin.resolve(applet), Path.of("busybox"));
+        }
+        Run spec = jrunc(dir, "spec");
+        assertEquals(0, spec.exit(), spec.output());
+        ObjectNode config = (ObjectNode) JSON.readTree(dir.resolve("config.json").toFile());
+        ObjectNode process = (ObjectNode) config.get("process");
+        process.put("terminal", false);
+        process.set("args", JSON.valueToTree(List.of("sh", "-c", script)));
+        ((ObjectNode) config.get("root")).put("readonly", false);
+        ObjectNode linux = (ObjectNode) config.get("linux");
+        linux.set("resources", JSON.readTree(resources));
+        linux.put("cgroupsPath", "/jrunc-vm-containers/c" + count);
+        JSON.writeValue(dir.resolve("config.json").toFile(), config);
+        return dir;
+    }
+
+    @Test
+    void aContainerSeesItsLimitsInItsOwnCgroup() throws Exception {
+        Path dir = bundle("cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/memory.swap.max /sys/fs/cgroup/pids.max"
+                        + " /sys/fs/cgroup/cpu.weight /proc/self/cgroup",
+                "{\"memory\":{\"limit\":" + 32 * M + ",\"swap\":" + 96 * M + "},\"pids\":{\"limit\":10},"
+                        + "\"cpu\":{\"shares\":512}}");
+        Run run = jrunc(dir, "run", "--no-pivot", "limits");
+        assertEquals(0, run.exit(), run.output());
+        assertTrue(run.output().contains(32 * M + "\n" + 64 * M + "\n10\n59\n0::/\n"), run.output());
+    }
+
+    @Test
+    void aForkBombStopsAtPidsMax() throws Exception {
+        Path dir = bundle("i=0; while [ $i -lt 8 ]; do sleep 30 & i=$((i+1)); done; echo forked-all",
+                "{\"pids\":{\"limit\":5}}");
+        Run run = jrunc(dir, "run", "--no-pivot", "pids");
+        assertTrue(run.output().contains("fork") && !run.output().contains("forked-all"), run.output());
+    }
+
+    @Test
+    void aMemoryHogIsOomKilled() throws Exception {
+        Path dir = bundle("exec dd if=/dev/zero of=/dev/null bs=64M count=1",
+                "{\"memory\":{\"limit\":" + 16 * M + ",\"swap\":" + 16 * M + "}}");
+        Run run = jrunc(dir, "run", "--no-pivot", "oom");
+        assertEquals(128 + 9, run.exit(), run.output());
+    }
+}
