@@ -4,7 +4,8 @@
 #
 #   scripts/vm-test.sh <dir with the test jars> <test-classes dir> [test class...]
 #
-# Environment: JAVA_HOME (a JDK 25, required), VM_DIR (cache and output, default build/vm),
+# Environment: JAVA_HOME (a JDK 25, required), VM_DIR (cache and output, default build/vm), VM_KERNEL
+# (a bzImage to boot instead of Debian's cloud kernel; it needs the 8250 serial console built in),
 # VM_TIMEOUT (seconds for the whole boot-test-poweroff, default 600), VM_ACCEL (kvm|tcg; default: kvm
 # when /dev/kvm can be opened, tcg otherwise), VM_MEMORY (MiB, default 1024).
 #
@@ -17,14 +18,15 @@ set -euo pipefail
 usage() { echo "usage: $0 <lib dir> <test-classes dir> [test class...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 LIB=$(cd "$1" && pwd); CLASSES=$(cd "$2" && pwd); shift 2
-TESTS=("$@"); [ ${#TESTS[@]} -gt 0 ] || TESTS=(io.jrunc.tests.vm.CgroupV2GuestTest)
+TESTS=("$@"); [ ${#TESTS[@]} -gt 0 ] || TESTS=(io.jrunc.tests.vm.CgroupV2GuestTest io.jrunc.tests.vm.JruncGuestTest)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VM=${VM_DIR:-$ROOT/build/vm}
 TIMEOUT=${VM_TIMEOUT:-600}
 MEMORY=${VM_MEMORY:-1024}
 : "${JAVA_HOME:?JAVA_HOME must name a JDK 25}"
 # java.logging: JUnit's logger; java.xml: the XML report. Everything else of the tests is java.base.
-MODULES=java.base,java.logging,java.xml
+# jdk.unsupported: jrunc's signal handling (sun.misc.Signal), for the jrunc binary run in the guest.
+MODULES=java.base,java.logging,java.xml,jdk.unsupported
 BUSYBOX=$(command -v busybox || true)
 [ -n "$BUSYBOX" ] && file -L "$BUSYBOX" | grep -q 'statically linked' \
   || { echo "vm-test: needs a static busybox (Debian: busybox-static)" >&2; exit 2; }
@@ -35,7 +37,7 @@ t_start=$(date +%s.%N)
 elapsed() { awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- kernel: Debian's cloud flavour, unpacked, never installed (installing runs bootloader hooks) ----
-kernel=$(ls "$VM"/kernel/boot/vmlinuz-* 2>/dev/null | head -1 || true)
+kernel=${VM_KERNEL:-$(ls "$VM"/kernel/boot/vmlinuz-* 2>/dev/null | head -1 || true)}
 if [ -z "$kernel" ]; then
   rm -rf "$VM/dl" "$VM/kernel" && mkdir -p "$VM/dl"
   ( cd "$VM/dl"
@@ -96,6 +98,14 @@ cp -a "$CLASSES" "$stage/vm/classes"
   (cd "$stage/vm/lib" && for j in *.jar; do printf ' \n  lib/%s' "$j"; done)
   echo; } > "$VM/manifest.txt"
 "$JAVA_HOME/bin/jar" --create --file "$stage/vm/init.jar" --manifest "$VM/manifest.txt"
+# /bin/jrunc: the runtime as the host's launcher runs it (Makefile JVM_FLAGS), without the AOT cache.
+runtime_jar=$(cd "$stage/vm/lib" && ls jrunc-runtime-*.jar 2>/dev/null | head -1 || true)
+if [ -n "$runtime_jar" ]; then
+  mkdir -p "$stage/bin"
+  printf '#!/bin/sh\nexec /jre/bin/java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms4m -Xmx64m -Xss512k -XX:-MaxFDLimit -XX:-UsePerfData -Xlog:disable -jar /vm/lib/%s "$@"\n' \
+    "$runtime_jar" > "$stage/bin/jrunc"
+  chmod 755 "$stage/bin/jrunc"
+fi
 # C1 only and Serial GC: a short-lived JVM on an emulated CPU.
 cat > "$stage/vm/args" <<EOF
 -XX:+UseSerialGC
