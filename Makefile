@@ -91,11 +91,12 @@ test-vm: check-jdk build
 	@$(MAKE) --no-print-directory vm-run
 
 # The guest's class path comes from this tree's reactor, as the launcher's does (see `launcher`).
+# VM_TESTS=<class names> runs other test classes in the guest (default: scripts/vm-test.sh's list).
 vm-run:
 	@rm -rf $(VM_DIR)/lib
 	@$(MVN) -q -DskipTests -pl tests -am package dependency:copy-dependencies \
 	  -DincludeScope=test -DoutputDirectory=$(abspath $(VM_DIR))/lib
-	VM_DIR=$(abspath $(VM_DIR)) scripts/vm-test.sh $(VM_DIR)/lib tests/target/test-classes
+	VM_DIR=$(abspath $(VM_DIR)) scripts/vm-test.sh $(VM_DIR)/lib tests/target/test-classes $(VM_TESTS)
 
 # A busybox bundle (from Debian's busybox-static) run in the foreground; see scripts/demo.sh.
 demo: build
