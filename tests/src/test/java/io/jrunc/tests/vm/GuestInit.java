@@ -95,6 +95,8 @@ public final class GuestInit {
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(Stream.of(classNames).map(DiscoverySelectors::selectClass).toList())
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false")
+                // a hung test fails alone instead of running into the host's timeout, which loses every result
+                .configurationParameter("junit.jupiter.execution.timeout.default", "180 s")
                 .build();
         Launcher launcher = LauncherFactory.create();
         SummaryGeneratingListener summary = new SummaryGeneratingListener();
