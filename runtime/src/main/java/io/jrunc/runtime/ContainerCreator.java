@@ -236,7 +236,8 @@ public final class ContainerCreator {
             return new ContainerException(e.getMessage(), e);
         }
         if (t instanceof UncheckedIOException e) {
-            return new ContainerException("unable to start container process: " + e.getMessage(), e);
+            String cause = e.getCause() == null ? "" : ": " + e.getCause().getMessage();
+            return new ContainerException("unable to start container process: " + e.getMessage() + cause, e);
         }
         if (t instanceof NoSuchFileException e) {
             return new ContainerException("no such file or directory: " + e.getFile(), e);

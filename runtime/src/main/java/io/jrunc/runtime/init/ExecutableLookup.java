@@ -14,10 +14,16 @@ public final class ExecutableLookup {
 
     public static String resolve(String program, List<String> env) {
         if (program.contains("/")) {
+            // Go's findExecutable (runc 1.1): the stat error if stat fails, else "permission denied"
+            // for a directory or a file without an execute bit. podman maps the first to exit 127 and
+            // the second to 126.
             Path p = Path.of(program);
-            if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
+            if (!Files.exists(p)) {
                 throw new ExecutableNotFound("exec: \"" + program + "\": stat " + program
                         + ": no such file or directory");
+            }
+            if (Files.isDirectory(p) || !Files.isExecutable(p)) {
+                throw new ExecutableNotFound("exec: \"" + program + "\": permission denied");
             }
             return program;
         }

@@ -11,7 +11,7 @@ import java.util.Map;
  * (applied by separate mount calls, as the kernel requires), and everything else joined into the data
  * string the filesystem parses ("mode=755,size=65536k").
  */
-public record MountOptions(long flags, List<Long> propagation, String data, boolean recursiveBind) {
+public record MountOptions(long flags, List<Long> propagation, String data, boolean recursiveBind, boolean copyUp) {
 
     private record Flag(boolean clear, long value) {}
 
@@ -56,6 +56,7 @@ public record MountOptions(long flags, List<Long> propagation, String data, bool
         long flags = 0;
         List<Long> propagation = new ArrayList<>();
         List<String> data = new ArrayList<>();
+        boolean copyUp = false;
         if (options != null) {
             for (String option : options) {
                 Flag flag = FLAGS.get(option);
@@ -67,9 +68,7 @@ public record MountOptions(long flags, List<Long> propagation, String data, bool
                     throw new IllegalArgumentException(where + ": option " + option
                             + " needs a user namespace, which jrunc does not support yet");
                 } else if (option.equals("tmpcopyup")) {
-                    // runc's extension: copy the image's content into a new tmpfs. Not supported yet;
-                    // refusing is better than silently giving an empty directory.
-                    throw new IllegalArgumentException(where + ": option tmpcopyup is not supported yet");
+                    copyUp = true; // runc's extension: the new tmpfs starts with the image's content
                 } else if (option.startsWith("r") && FLAGS.containsKey(option.substring(1))
                         && !option.equals("rw") && !option.equals("ro") && !option.equals("rbind")) {
                     // Recursive mount attributes (rro, rnosuid...) need mount_setattr(2).
@@ -80,7 +79,7 @@ public record MountOptions(long flags, List<Long> propagation, String data, bool
             }
         }
         return new MountOptions(flags, List.copyOf(propagation), String.join(",", data),
-                (flags & (MS_BIND | MS_REC)) == (MS_BIND | MS_REC));
+                (flags & (MS_BIND | MS_REC)) == (MS_BIND | MS_REC), copyUp);
     }
 
     public boolean isBind() {

@@ -175,6 +175,13 @@ public final class RootfsBuilder {
             createDirectory(dest);
             String data = options.data().isEmpty() ? null : options.data();
             String source = m.source() == null || m.source().isEmpty() ? type : m.source();
+            if (options.copyUp()) {
+                if (!type.equals("tmpfs")) {
+                    throw new IllegalArgumentException(where + ".options: tmpcopyup needs a tmpfs mount");
+                }
+                TmpfsCopyUp.mount(source, dest, options.flags(), data);
+                return;
+            }
             try {
                 Mounts.mount(source, dest.toString(), type, options.flags(), data);
             } catch (ErrnoException e) {
