@@ -1,6 +1,11 @@
 package io.jrunc.runtime.init;
 
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.LibcChain;
+import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.StatFs;
 import io.jrunc.bindings.FsContext;
 import io.jrunc.bindings.MountApi;
 import io.jrunc.bindings.Mounts;
@@ -22,8 +27,9 @@ import java.util.Map;
  * root, and sysctls (written in the container's network and IPC namespaces, which decide what
  * /proc/sys/net and /proc/sys/kernel/shm* mean).
  *
- * <p>The "pidns" parameter of procfs needs Linux 6.18 or later (this project's hosts have it);
- * docs/ARCHITECTURE.md records the fallback planned for older kernels.
+ * <p>The "pidns" parameter of procfs needs Linux 6.18 or later. On older kernels a libc-only child
+ * created in the container's pid namespace mounts procfs instead (LibcChain), and the mount is
+ * verified from outside: a procfs whose PID 1 is in the container's pid namespace.
  */
 public final class ContainerFinisher {
     private ContainerFinisher() {}
@@ -46,25 +52,67 @@ public final class ContainerFinisher {
         }
     }
 
-    private static void run(Spec spec, int pid, RootfsBuilder.Prepared prepared) {
+    private static void run(Spec spec, int pid, RootfsBuilder.Prepared prepared) throws IOException {
         FsContext.unshare();
         String pidns = "/proc/" + pid + "/ns/pid";
+        String expectedPidNamespace = Files.readSymbolicLink(Path.of(pidns)).toString();
         List<Integer> procFds = new ArrayList<>();
+        boolean viaChain = false;
         try {
-            for (RootfsBuilder.ProcMount proc : prepared.procMounts()) {
-                procFds.add(MountApi.create("proc", Map.of("source", "proc", "pidns", pidns), attributes(proc.options())));
+            try {
+                for (RootfsBuilder.ProcMount proc : prepared.procMounts()) {
+                    procFds.add(MountApi.create("proc", Map.of("source", "proc", "pidns", pidns),
+                            attributes(proc.options())));
+                }
+            } catch (ErrnoException e) {
+                if (!e.is(Errno.EINVAL)) {
+                    throw e;
+                }
+                // procfs without the "pidns" parameter (Linux before 6.18): a task inside the pid
+                // namespace must mount it. This thread joins the pid namespace for its children and
+                // a libc-only child does the mount (LibcChain); the result is checked below.
+                viaChain = true;
+                procFds.forEach(FileDescriptors::closeQuietly);
+                procFds.clear();
             }
-            try (InitNamespaces namespaces = InitNamespaces.open(pid, List.of("ipc", "uts", "net", "mnt"))) {
+            List<String> kinds = viaChain ? List.of("ipc", "uts", "net", "pid", "mnt") : List.of("ipc", "uts", "net", "mnt");
+            try (InitNamespaces namespaces = InitNamespaces.open(pid, kinds)) {
                 namespaces.join();
             }
             Mounts.umount(prepared.procMounts().getFirst().destination(), Mounts.MNT_DETACH);
-            for (int i = 0; i < procFds.size(); i++) {
-                MountApi.moveMount(procFds.get(i), prepared.procMounts().get(i).destination());
+            for (int i = 0; i < prepared.procMounts().size(); i++) {
+                RootfsBuilder.ProcMount proc = prepared.procMounts().get(i);
+                if (viaChain) {
+                    mountFromInside(proc, expectedPidNamespace);
+                } else {
+                    MountApi.moveMount(procFds.get(i), proc.destination());
+                }
             }
             RootfsBuilder.finish(spec);
             writeSysctls(spec);
         } finally {
             procFds.forEach(FileDescriptors::closeQuietly);
+        }
+    }
+
+    private static final long PROC_SUPER_MAGIC = 0x9fa0;
+
+    /** mount(2) of procfs by a child in the container's pid namespace, verified from outside. */
+    private static void mountFromInside(RootfsBuilder.ProcMount proc, String expectedPidNamespace) throws IOException {
+        MountOptions o = proc.options();
+        try (LibcChain chain = new LibcChain()) {
+            chain.call("mount", chain.string("proc"), chain.string(proc.destination()), chain.string("proc"),
+                    o.flags(), o.data().isEmpty() ? 0 : chain.string(o.data()));
+            int child = chain.run(LibcChain.CLONE_VM | LibcChain.CLONE_VFORK);
+            Processes.waitpid(child, Processes.__WALL);
+        }
+        if (StatFs.of(proc.destination()).type() != PROC_SUPER_MAGIC) {
+            throw new IllegalStateException("mounting proc at " + proc.destination() + " failed");
+        }
+        String seen = Files.readSymbolicLink(Path.of(proc.destination(), "1/ns/pid")).toString();
+        if (!seen.equals(expectedPidNamespace)) {
+            throw new IllegalStateException("proc at " + proc.destination() + " shows pid namespace " + seen
+                    + ", not the container's " + expectedPidNamespace);
         }
     }
 
