@@ -14,7 +14,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -181,10 +180,9 @@ class PodmanTest {
 
     /**
      * podman --read-only mounts tmpfs on /tmp, /var/tmp and /run with runc's "tmpcopyup" option (copy
-     * the image's files into the new tmpfs), which jrunc refuses so far.
+     * the image's files into the new tmpfs).
      */
     @Test
-    @Disabled("jrunc create fails: mounts[1].options: option tmpcopyup is not supported yet")
     void readOnlyRootGetsWritableTmpfs() {
         Command.Result r = cmd.run(run(List.of("--rm", "--read-only"), "sh", "-c", "touch /tmp/ok && ! touch /x"));
         assertEquals(0, r.exitCode(), r.describe());
