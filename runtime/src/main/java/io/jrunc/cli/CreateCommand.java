@@ -5,38 +5,53 @@ import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.ContainerCreator;
 import io.jrunc.runtime.CreateOptions;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "create", description = "create a container")
-final class CreateCommand implements Callable<Integer> {
-    @ParentCommand Main main;
-
-    @Option(names = {"-b", "--bundle"}, description = "path to the root of the bundle directory")
+final class CreateCommand extends Subcommand {
     Path bundle = Path.of("");
 
-    @Option(names = "--console-socket", description = "path to an AF_UNIX socket which will receive the pty master")
     Path consoleSocket;
 
-    @Option(names = "--pidfd-socket", description = "path to an AF_UNIX socket which will receive a pidfd (not supported)")
     Path pidfdSocket;
 
-    @Option(names = "--pid-file", description = "specify the file to write the process id to")
     Path pidFile;
 
-    @Option(names = "--no-pivot", description = "do not use pivot root to jail process inside rootfs")
     boolean noPivot;
 
-    @Option(names = "--no-new-keyring", description = "do not create a new session keyring for the container")
     boolean noNewKeyring;
 
-    @Option(names = "--preserve-fds", description = "pass N additional file descriptors to the container")
     int preserveFds;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    String id;
+
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "create", "create a container",
+                Cli.option("bundle", Path.class, "path to the root of the bundle directory", "-b", "--bundle"),
+                Cli.option("consoleSocket", Path.class, "path to an AF_UNIX socket which will receive the pty master",
+                        "--console-socket"),
+                Cli.option("pidfdSocket", Path.class,
+                        "path to an AF_UNIX socket which will receive a pidfd (not supported)", "--pidfd-socket"),
+                Cli.option("pidFile", Path.class, "specify the file to write the process id to", "--pid-file"),
+                Cli.flag("noPivot", "do not use pivot root to jail process inside rootfs", "--no-pivot"),
+                Cli.flag("noNewKeyring", "do not create a new session keyring for the container", "--no-new-keyring"),
+                Cli.option("preserveFds", int.class, "pass N additional file descriptors to the container",
+                        "--preserve-fds"),
+                Cli.id());
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        bundle = parsed.matchedOptionValue("--bundle", bundle);
+        consoleSocket = parsed.matchedOptionValue("--console-socket", consoleSocket);
+        pidfdSocket = parsed.matchedOptionValue("--pidfd-socket", pidfdSocket);
+        pidFile = parsed.matchedOptionValue("--pid-file", pidFile);
+        noPivot = parsed.matchedOptionValue("--no-pivot", noPivot);
+        noNewKeyring = parsed.matchedOptionValue("--no-new-keyring", noNewKeyring);
+        preserveFds = parsed.matchedOptionValue("--preserve-fds", preserveFds);
+        id = parsed.matchedPositionalValue(0, id);
+    }
 
     @Override
     public Integer call() {

@@ -4,20 +4,26 @@ import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
 import java.nio.file.Files;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "delete", description = "delete any resources held by the container often used with detached container")
-final class DeleteCommand implements Callable<Integer> {
-    @ParentCommand Main main;
-
-    @Option(names = {"-f", "--force"}, description = "forcibly deletes the container if it is still running (uses SIGKILL)")
+final class DeleteCommand extends Subcommand {
     boolean force;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    String id;
+
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "delete", "delete any resources held by the container often used with detached container",
+                Cli.flag("force", "forcibly deletes the container if it is still running (uses SIGKILL)", "-f", "--force"),
+                Cli.id());
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        force = parsed.matchedOptionValue("--force", force);
+        id = parsed.matchedPositionalValue(0, id);
+    }
 
     @Override
     public Integer call() {

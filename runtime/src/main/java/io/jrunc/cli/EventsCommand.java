@@ -5,25 +5,32 @@ import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.EventJson;
 import io.jrunc.runtime.Status;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "events", description = "display container events such as OOM notifications, cpu, memory, and IO usage statistics")
-final class EventsCommand implements Callable<Integer> {
-    @ParentCommand Main main;
-
-    @Option(names = "--interval", description = "set the stats collection interval (default: 5s)")
+final class EventsCommand extends Subcommand {
     String interval = "5s";
 
-    @Option(names = "--stats", description = "display the container's stats then exit")
     boolean stats;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    String id;
+
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "events", "display container events such as OOM notifications, cpu, memory, and IO usage statistics",
+                Cli.option("interval", String.class, "set the stats collection interval (default: 5s)", "--interval"),
+                Cli.flag("stats", "display the container's stats then exit", "--stats"),
+                Cli.id());
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        interval = parsed.matchedOptionValue("--interval", interval);
+        stats = parsed.matchedOptionValue("--stats", stats);
+        id = parsed.matchedPositionalValue(0, id);
+    }
 
     @Override
     public Integer call() throws InterruptedException {

@@ -12,36 +12,77 @@ import io.jrunc.spec.User;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "exec", description = "execute new process inside the container")
-final class ExecCommand implements Callable<Integer> {
-    @ParentCommand Main main;
+final class ExecCommand extends Subcommand {
+    Path consoleSocket;
+    Path pidfdSocket;
+    String cwd;
+    List<String> env = new ArrayList<>();
+    boolean tty;
+    String user;
+    List<Long> additionalGids = new ArrayList<>();
+    Path processFile;
+    boolean detach;
+    Path pidFile;
+    String processLabel;
+    String apparmor;
+    boolean noNewPrivs;
+    List<String> caps = new ArrayList<>();
+    int preserveFds;
+    List<String> cgroup = new ArrayList<>();
+    boolean ignorePaused;
 
-    @Option(names = "--console-socket") Path consoleSocket;
-    @Option(names = "--pidfd-socket") Path pidfdSocket;
-    @Option(names = "--cwd") String cwd;
-    @Option(names = {"-e", "--env"}) List<String> env = new ArrayList<>();
-    @Option(names = {"-t", "--tty"}) boolean tty;
-    @Option(names = {"-u", "--user"}) String user;
-    @Option(names = {"-g", "--additional-gids"}) List<Long> additionalGids = new ArrayList<>();
-    @Option(names = {"-p", "--process"}) Path processFile;
-    @Option(names = {"-d", "--detach"}) boolean detach;
-    @Option(names = "--pid-file") Path pidFile;
-    @Option(names = "--process-label") String processLabel;
-    @Option(names = "--apparmor") String apparmor;
-    @Option(names = "--no-new-privs") boolean noNewPrivs;
-    @Option(names = {"-c", "--cap"}) List<String> caps = new ArrayList<>();
-    @Option(names = "--preserve-fds") int preserveFds;
-    @Option(names = "--cgroup") List<String> cgroup = new ArrayList<>();
-    @Option(names = "--ignore-paused") boolean ignorePaused;
+    String id;
+    List<String> args = new ArrayList<>();
 
-    @Parameters(index = "0", arity = "0..1") String id;
-    @Parameters(index = "1..*") List<String> args = new ArrayList<>();
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "exec", "execute new process inside the container",
+                Cli.option("consoleSocket", Path.class, null, "--console-socket"),
+                Cli.option("pidfdSocket", Path.class, null, "--pidfd-socket"),
+                Cli.option("cwd", String.class, null, "--cwd"),
+                Cli.list("env", String.class, "-e", "--env"),
+                Cli.flag("tty", null, "-t", "--tty"),
+                Cli.option("user", String.class, null, "-u", "--user"),
+                Cli.list("additionalGids", Long.class, "-g", "--additional-gids"),
+                Cli.option("processFile", Path.class, null, "-p", "--process"),
+                Cli.flag("detach", null, "-d", "--detach"),
+                Cli.option("pidFile", Path.class, null, "--pid-file"),
+                Cli.option("processLabel", String.class, null, "--process-label"),
+                Cli.option("apparmor", String.class, null, "--apparmor"),
+                Cli.flag("noNewPrivs", null, "--no-new-privs"),
+                Cli.list("caps", String.class, "-c", "--cap"),
+                Cli.option("preserveFds", int.class, null, "--preserve-fds"),
+                Cli.list("cgroup", String.class, "--cgroup"),
+                Cli.flag("ignorePaused", null, "--ignore-paused"),
+                Cli.id(),
+                Cli.rest("args"));
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        consoleSocket = parsed.matchedOptionValue("--console-socket", consoleSocket);
+        pidfdSocket = parsed.matchedOptionValue("--pidfd-socket", pidfdSocket);
+        cwd = parsed.matchedOptionValue("--cwd", cwd);
+        env = parsed.matchedOptionValue("--env", env);
+        tty = parsed.matchedOptionValue("--tty", tty);
+        user = parsed.matchedOptionValue("--user", user);
+        additionalGids = parsed.matchedOptionValue("--additional-gids", additionalGids);
+        processFile = parsed.matchedOptionValue("--process", processFile);
+        detach = parsed.matchedOptionValue("--detach", detach);
+        pidFile = parsed.matchedOptionValue("--pid-file", pidFile);
+        processLabel = parsed.matchedOptionValue("--process-label", processLabel);
+        apparmor = parsed.matchedOptionValue("--apparmor", apparmor);
+        noNewPrivs = parsed.matchedOptionValue("--no-new-privs", noNewPrivs);
+        caps = parsed.matchedOptionValue("--cap", caps);
+        preserveFds = parsed.matchedOptionValue("--preserve-fds", preserveFds);
+        cgroup = parsed.matchedOptionValue("--cgroup", cgroup);
+        ignorePaused = parsed.matchedOptionValue("--ignore-paused", ignorePaused);
+        id = parsed.matchedPositionalValue(0, id);
+        args = parsed.matchedPositionalValue(1, args);
+    }
 
     @Override
     public Integer call() throws Exception {

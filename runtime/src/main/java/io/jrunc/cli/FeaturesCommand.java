@@ -2,13 +2,18 @@ package io.jrunc.cli;
 
 import io.jrunc.runtime.RuntimeFeatures;
 import io.jrunc.spec.Json;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "features", description = "show the enabled features")
-final class FeaturesCommand implements Callable<Integer> {
-    @ParentCommand Main main;
+final class FeaturesCommand extends Subcommand {
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "features", "show the enabled features");
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+    }
 
     @Override
     public Integer call() {

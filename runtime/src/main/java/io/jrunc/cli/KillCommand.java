@@ -3,22 +3,30 @@ package io.jrunc.cli;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.Signals;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "kill", description = "kill sends the specified signal (default: SIGTERM) to the container's init process")
-final class KillCommand implements Callable<Integer> {
-    @ParentCommand Main main;
-
-    @Option(names = {"-a", "--all"}, description = "send the specified signal to all processes inside the container")
+final class KillCommand extends Subcommand {
     boolean all;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    String id;
 
-    @Parameters(index = "1", arity = "0..1") String signal = "SIGTERM";
+    String signal = "SIGTERM";
+
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "kill", "kill sends the specified signal (default: SIGTERM) to the container's init process",
+                Cli.flag("all", "send the specified signal to all processes inside the container", "-a", "--all"),
+                Cli.id(),
+                Cli.positional("1", "0..1", "signal"));
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        all = parsed.matchedOptionValue("--all", all);
+        id = parsed.matchedPositionalValue(0, id);
+        signal = parsed.matchedPositionalValue(1, signal);
+    }
 
     @Override
     public Integer call() {

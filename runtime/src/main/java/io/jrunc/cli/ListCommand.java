@@ -9,21 +9,27 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "list", aliases = "ls", description = "lists containers started by jrunc with the given root")
-final class ListCommand implements Callable<Integer> {
-    @ParentCommand Main main;
-
-    @Option(names = {"-f", "--format"}, description = "select one of: table or json (default: \"table\")")
+final class ListCommand extends Subcommand {
     String format = "table";
 
-    @Option(names = {"-q", "--quiet"}, description = "display only container IDs")
     boolean quiet;
+
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "list", "lists containers started by jrunc with the given root",
+                Cli.option("format", String.class, "select one of: table or json (default: \"table\")", "-f", "--format"),
+                Cli.flag("quiet", "display only container IDs", "-q", "--quiet")).aliases("ls");
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        format = parsed.matchedOptionValue("--format", format);
+        quiet = parsed.matchedOptionValue("--quiet", quiet);
+    }
 
     @Override
     public Integer call() throws IOException {

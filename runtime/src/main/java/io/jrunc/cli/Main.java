@@ -10,41 +10,55 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
  * jrunc's command line: runc's global flags, subcommands, error wording and exit codes
  * (shared/reference/anchors.md part C). Commands are thin; the work is in io.jrunc.runtime.
+ *
+ * <p>The picocli model is declared in code (Cli, each command's spec()) rather than with picocli's
+ * annotations: every call is a fresh JVM, and annotations cost it reflection plus JDK annotation
+ * proxies generated at run time, which the AOT cache cannot hold (docs/PERFORMANCE.md).
  */
-@Command(name = "jrunc", description = "Open Container Initiative runtime written in Java")
 public final class Main implements Callable<Integer> {
     public static final String VERSION = "0.1.0";
     public static final String SPEC_VERSION = "1.2.1";
 
-    @Option(names = "--root", description = "root directory for storage of container state (default: /run/jrunc)")
     Path root = ContainerDirectory.DEFAULT_ROOT;
-
-    @Option(names = "--log", description = "set the log file to write jrunc logs to (default is stderr)")
     Path log;
-
-    @Option(names = "--log-format", description = "set the log format ('text' (default), or 'json')")
     String logFormat = "text";
-
-    @Option(names = "--debug", description = "enable debug logging")
     boolean debug;
-
-    @Option(names = "--systemd-cgroup", description = "enable systemd cgroup support")
     boolean systemdCgroup;
-
-    @Option(names = "--rootless", description = "ignore cgroup permission errors ('true', 'false', or 'auto')")
     String rootless = "auto";
-
-    @Option(names = {"-v", "--version"}, description = "print the version")
     boolean version;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show help")
-    boolean help;
+    static CommandSpec spec(Main main) {
+        return Cli.command(main, "jrunc", "Open Container Initiative runtime written in Java",
+                Cli.option("root", Path.class, "root directory for storage of container state (default: /run/jrunc)",
+                        "--root"),
+                Cli.option("log", Path.class, "set the log file to write jrunc logs to (default is stderr)", "--log"),
+                Cli.option("logFormat", String.class, "set the log format ('text' (default), or 'json')",
+                        "--log-format"),
+                Cli.flag("debug", "enable debug logging", "--debug"),
+                Cli.flag("systemdCgroup", "enable systemd cgroup support", "--systemd-cgroup"),
+                Cli.option("rootless", String.class, "ignore cgroup permission errors ('true', 'false', or 'auto')",
+                        "--rootless"),
+                Cli.flag("version", "print the version", "-v", "--version"),
+                OptionSpec.builder("-h", "--help").usageHelp(true).type(boolean.class).paramLabel("<help>")
+                        .description("show help").build());
+    }
+
+    void read(ParseResult parsed) {
+        root = parsed.matchedOptionValue("--root", root);
+        log = parsed.matchedOptionValue("--log", log);
+        logFormat = parsed.matchedOptionValue("--log-format", logFormat);
+        debug = parsed.matchedOptionValue("--debug", debug);
+        systemdCgroup = parsed.matchedOptionValue("--systemd-cgroup", systemdCgroup);
+        rootless = parsed.matchedOptionValue("--rootless", rootless);
+        version = parsed.matchedOptionValue("--version", version);
+    }
 
     /** Set by the running subcommand so failures are reported as "jrunc create failed: ...". */
     static String failurePrefix = "";
@@ -58,7 +72,7 @@ public final class Main implements Callable<Integer> {
             System.out.println("java: " + Runtime.version());
             return 0;
         }
-        new CommandLine(this).usage(System.out);
+        new CommandLine(spec(this)).usage(System.out); // the global flags only, as before
         return 0;
     }
 
@@ -94,7 +108,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** Subcommands by name, created on demand. */
-    private static final Map<String, Supplier<Object>> COMMANDS = new LinkedHashMap<>();
+    private static final Map<String, Supplier<Subcommand>> COMMANDS = new LinkedHashMap<>();
 
     static {
         COMMANDS.put("create", CreateCommand::new);
@@ -118,26 +132,42 @@ public final class Main implements Callable<Integer> {
     private static final Set<String> GLOBAL_WITH_VALUE = Set.of("--root", "--log", "--log-format", "--rootless");
 
     public static int run(String... args) {
-        CommandLine cli = new CommandLine(new Main());
-        // picocli builds a command's model from its annotations by reflection, which is most of its
-        // start-up cost; every jrunc call pays it, so only the subcommand being run is registered.
+        return commandLine(args).execute(args);
+    }
+
+    /** jrunc's parser for these arguments, with only the subcommand they name registered. */
+    static CommandLine commandLine(String[] args) {
+        Main main = new Main();
+        CommandLine cli = new CommandLine(spec(main));
+        // Building a command's model is most of picocli's start-up cost; every jrunc call pays it, so
+        // only the subcommand being run is registered.
         String name = subcommandOf(args);
         if ("ls".equals(name)) {
             name = "list";
         }
         if (name != null && COMMANDS.containsKey(name)) {
-            cli.addSubcommand(COMMANDS.get(name).get());
+            cli.addSubcommand(COMMANDS.get(name).get().spec());
         } else {
-            COMMANDS.values().forEach(c -> cli.addSubcommand(c.get()));
+            COMMANDS.values().forEach(c -> cli.addSubcommand(c.get().spec()));
         }
         // urfave/cli (runc) stops reading flags at the first argument: `exec ID sh -c x` passes -c to sh.
         cli.setStopAtPositional(true);
+        // The model holds the parsed values; copy them into the commands' fields, then run as picocli would.
+        cli.setExecutionStrategy(parsed -> {
+            main.read(parsed);
+            if (parsed.hasSubcommand()) {
+                Subcommand sub = (Subcommand) parsed.subcommand().commandSpec().userObject();
+                sub.main = main;
+                sub.read(parsed.subcommand());
+            }
+            return new CommandLine.RunLast().execute(parsed);
+        });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> report(e));
         cli.setParameterExceptionHandler((e, a) -> {
             Log.error(e.getMessage());
             return 1;
         });
-        return cli.execute(args);
+        return cli;
     }
 
     static String subcommandOf(String[] args) {

@@ -8,22 +8,31 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "ps", description = "ps displays the processes running inside a container")
-final class PsCommand implements Callable<Integer> {
-    @ParentCommand Main main;
+final class PsCommand extends Subcommand {
+    String format = "table";
 
-    @Option(names = {"-f", "--format"}) String format = "table";
+    String id;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    List<String> psArgs = new ArrayList<>();
 
-    @Parameters(index = "1..*") List<String> psArgs = new ArrayList<>();
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "ps", "ps displays the processes running inside a container",
+                Cli.option("format", String.class, null, "-f", "--format"),
+                Cli.id(),
+                Cli.rest("psArgs"));
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        format = parsed.matchedOptionValue("--format", format);
+        id = parsed.matchedPositionalValue(0, id);
+        psArgs = parsed.matchedPositionalValue(1, psArgs);
+    }
 
     @Override
     public Integer call() throws IOException, InterruptedException {

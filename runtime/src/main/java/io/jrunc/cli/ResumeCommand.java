@@ -1,16 +1,22 @@
 package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "resume", description = "resumes all processes that have been previously paused")
-final class ResumeCommand implements Callable<Integer> {
-    @ParentCommand Main main;
+final class ResumeCommand extends Subcommand {
+    String id;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "resume", "resumes all processes that have been previously paused",
+                Cli.id());
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        id = parsed.matchedPositionalValue(0, id);
+    }
 
     @Override
     public Integer call() {

@@ -7,27 +7,21 @@ import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.runtime.ForegroundProcess;
 import io.jrunc.runtime.TerminalProxy;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "run", description = "create and run a container")
-final class RunCommand implements Callable<Integer> {
-    @ParentCommand Main main;
+final class RunCommand extends Subcommand {
+    Path bundle = Path.of("");
+    Path consoleSocket;
+    Path pidFile;
+    boolean detach;
+    boolean keep;
+    boolean noSubreaper;
+    boolean noPivot;
+    boolean noNewKeyring;
+    int preserveFds;
 
-    @Option(names = {"-b", "--bundle"}) Path bundle = Path.of("");
-    @Option(names = "--console-socket") Path consoleSocket;
-    @Option(names = "--pid-file") Path pidFile;
-    @Option(names = {"-d", "--detach"}, description = "detach from the container's process") boolean detach;
-    @Option(names = "--keep", description = "do not delete the container after it exits") boolean keep;
-    @Option(names = "--no-subreaper") boolean noSubreaper;
-    @Option(names = "--no-pivot") boolean noPivot;
-    @Option(names = "--no-new-keyring") boolean noNewKeyring;
-    @Option(names = "--preserve-fds") int preserveFds;
-
-    @Parameters(index = "0", arity = "0..1") String id;
+    String id;
 
     private static TerminalProxy receiveConsole(int[] console) {
         FileDescriptors.closeQuietly(console[0]);
@@ -36,6 +30,35 @@ final class RunCommand implements Callable<Integer> {
         } finally {
             FileDescriptors.closeQuietly(console[1]);
         }
+    }
+
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "run", "create and run a container",
+                Cli.option("bundle", Path.class, null, "-b", "--bundle"),
+                Cli.option("consoleSocket", Path.class, null, "--console-socket"),
+                Cli.option("pidFile", Path.class, null, "--pid-file"),
+                Cli.flag("detach", "detach from the container's process", "-d", "--detach"),
+                Cli.flag("keep", "do not delete the container after it exits", "--keep"),
+                Cli.flag("noSubreaper", null, "--no-subreaper"),
+                Cli.flag("noPivot", null, "--no-pivot"),
+                Cli.flag("noNewKeyring", null, "--no-new-keyring"),
+                Cli.option("preserveFds", int.class, null, "--preserve-fds"),
+                Cli.id());
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        bundle = parsed.matchedOptionValue("--bundle", bundle);
+        consoleSocket = parsed.matchedOptionValue("--console-socket", consoleSocket);
+        pidFile = parsed.matchedOptionValue("--pid-file", pidFile);
+        detach = parsed.matchedOptionValue("--detach", detach);
+        keep = parsed.matchedOptionValue("--keep", keep);
+        noSubreaper = parsed.matchedOptionValue("--no-subreaper", noSubreaper);
+        noPivot = parsed.matchedOptionValue("--no-pivot", noPivot);
+        noNewKeyring = parsed.matchedOptionValue("--no-new-keyring", noNewKeyring);
+        preserveFds = parsed.matchedOptionValue("--preserve-fds", preserveFds);
+        id = parsed.matchedPositionalValue(0, id);
     }
 
     @Override

@@ -6,20 +6,26 @@ import io.jrunc.spec.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "spec", description = "create a new specification file")
-final class SpecCommand implements Callable<Integer> {
-    @ParentCommand Main main;
-
-    @Option(names = {"-b", "--bundle"}, description = "path to the root of the bundle directory")
+final class SpecCommand extends Subcommand {
     Path bundle = Path.of("");
 
-    @Option(names = "--rootless", description = "generate a configuration for a rootless container")
     boolean rootless;
+
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "spec", "create a new specification file",
+                Cli.option("bundle", Path.class, "path to the root of the bundle directory", "-b", "--bundle"),
+                Cli.flag("rootless", "generate a configuration for a rootless container", "--rootless"));
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        bundle = parsed.matchedOptionValue("--bundle", bundle);
+        rootless = parsed.matchedOptionValue("--rootless", rootless);
+    }
 
     @Override
     public Integer call() throws IOException {

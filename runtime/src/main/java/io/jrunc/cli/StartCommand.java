@@ -1,16 +1,22 @@
 package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "start", description = "executes the user defined process in a created container")
-final class StartCommand implements Callable<Integer> {
-    @ParentCommand Main main;
+final class StartCommand extends Subcommand {
+    String id;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "start", "executes the user defined process in a created container",
+                Cli.id());
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        id = parsed.matchedPositionalValue(0, id);
+    }
 
     @Override
     public Integer call() {

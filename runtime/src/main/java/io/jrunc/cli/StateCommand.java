@@ -2,16 +2,22 @@ package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
 import io.jrunc.spec.Json;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "state", description = "output the state of a container")
-final class StateCommand implements Callable<Integer> {
-    @ParentCommand Main main;
+final class StateCommand extends Subcommand {
+    String id;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "state", "output the state of a container",
+                Cli.id());
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        id = parsed.matchedPositionalValue(0, id);
+    }
 
     @Override
     public Integer call() {

@@ -13,39 +13,83 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 
-@Command(name = "update", description = "update container resource constraints")
-final class UpdateCommand implements Callable<Integer> {
-    @ParentCommand Main main;
-
-    @Option(names = {"-r", "--resources"}, description = "path to a file containing the resources to update or '-' to read from the standard input")
+final class UpdateCommand extends Subcommand {
     String resources;
 
-    @Option(names = "--blkio-weight") Integer blkioWeight;
-    @Option(names = "--cpu-period") String cpuPeriod;
-    @Option(names = "--cpu-quota") String cpuQuota;
-    @Option(names = "--cpu-burst") String cpuBurst;
-    @Option(names = "--cpu-share") String cpuShare;
-    @Option(names = "--cpu-rt-period") String cpuRtPeriod;
-    @Option(names = "--cpu-rt-runtime") String cpuRtRuntime;
-    @Option(names = "--cpuset-cpus") String cpusetCpus;
-    @Option(names = "--cpuset-mems") String cpusetMems;
-    @Option(names = "--cpu-idle") String cpuIdle;
-    @Option(names = "--memory") String memory;
-    @Option(names = "--memory-reservation") String memoryReservation;
-    @Option(names = "--memory-swap") String memorySwap;
-    @Option(names = "--kernel-memory") String kernelMemory;
-    @Option(names = "--kernel-memory-tcp") String kernelMemoryTcp;
-    @Option(names = "--pids-limit") Long pidsLimit;
-    @Option(names = "--l3-cache-schema") String l3CacheSchema;
-    @Option(names = "--mem-bw-schema") String memBwSchema;
+    Integer blkioWeight;
+    String cpuPeriod;
+    String cpuQuota;
+    String cpuBurst;
+    String cpuShare;
+    String cpuRtPeriod;
+    String cpuRtRuntime;
+    String cpusetCpus;
+    String cpusetMems;
+    String cpuIdle;
+    String memory;
+    String memoryReservation;
+    String memorySwap;
+    String kernelMemory;
+    String kernelMemoryTcp;
+    Long pidsLimit;
+    String l3CacheSchema;
+    String memBwSchema;
 
-    @Parameters(index = "0", arity = "0..1") String id;
+    String id;
+
+    @Override
+    CommandSpec spec() {
+        return Cli.command(this, "update", "update container resource constraints",
+                Cli.option("resources", String.class,
+                        "path to a file containing the resources to update or '-' to read from the standard input",
+                        "-r", "--resources"),
+                Cli.option("blkioWeight", Integer.class, null, "--blkio-weight"),
+                Cli.option("cpuPeriod", String.class, null, "--cpu-period"),
+                Cli.option("cpuQuota", String.class, null, "--cpu-quota"),
+                Cli.option("cpuBurst", String.class, null, "--cpu-burst"),
+                Cli.option("cpuShare", String.class, null, "--cpu-share"),
+                Cli.option("cpuRtPeriod", String.class, null, "--cpu-rt-period"),
+                Cli.option("cpuRtRuntime", String.class, null, "--cpu-rt-runtime"),
+                Cli.option("cpusetCpus", String.class, null, "--cpuset-cpus"),
+                Cli.option("cpusetMems", String.class, null, "--cpuset-mems"),
+                Cli.option("cpuIdle", String.class, null, "--cpu-idle"),
+                Cli.option("memory", String.class, null, "--memory"),
+                Cli.option("memoryReservation", String.class, null, "--memory-reservation"),
+                Cli.option("memorySwap", String.class, null, "--memory-swap"),
+                Cli.option("kernelMemory", String.class, null, "--kernel-memory"),
+                Cli.option("kernelMemoryTcp", String.class, null, "--kernel-memory-tcp"),
+                Cli.option("pidsLimit", Long.class, null, "--pids-limit"),
+                Cli.option("l3CacheSchema", String.class, null, "--l3-cache-schema"),
+                Cli.option("memBwSchema", String.class, null, "--mem-bw-schema"),
+                Cli.id());
+    }
+
+    @Override
+    void read(ParseResult parsed) {
+        resources = parsed.matchedOptionValue("--resources", resources);
+        blkioWeight = parsed.matchedOptionValue("--blkio-weight", blkioWeight);
+        cpuPeriod = parsed.matchedOptionValue("--cpu-period", cpuPeriod);
+        cpuQuota = parsed.matchedOptionValue("--cpu-quota", cpuQuota);
+        cpuBurst = parsed.matchedOptionValue("--cpu-burst", cpuBurst);
+        cpuShare = parsed.matchedOptionValue("--cpu-share", cpuShare);
+        cpuRtPeriod = parsed.matchedOptionValue("--cpu-rt-period", cpuRtPeriod);
+        cpuRtRuntime = parsed.matchedOptionValue("--cpu-rt-runtime", cpuRtRuntime);
+        cpusetCpus = parsed.matchedOptionValue("--cpuset-cpus", cpusetCpus);
+        cpusetMems = parsed.matchedOptionValue("--cpuset-mems", cpusetMems);
+        cpuIdle = parsed.matchedOptionValue("--cpu-idle", cpuIdle);
+        memory = parsed.matchedOptionValue("--memory", memory);
+        memoryReservation = parsed.matchedOptionValue("--memory-reservation", memoryReservation);
+        memorySwap = parsed.matchedOptionValue("--memory-swap", memorySwap);
+        kernelMemory = parsed.matchedOptionValue("--kernel-memory", kernelMemory);
+        kernelMemoryTcp = parsed.matchedOptionValue("--kernel-memory-tcp", kernelMemoryTcp);
+        pidsLimit = parsed.matchedOptionValue("--pids-limit", pidsLimit);
+        l3CacheSchema = parsed.matchedOptionValue("--l3-cache-schema", l3CacheSchema);
+        memBwSchema = parsed.matchedOptionValue("--mem-bw-schema", memBwSchema);
+        id = parsed.matchedPositionalValue(0, id);
+    }
 
     @Override
     public Integer call() throws IOException {
