@@ -19,10 +19,11 @@ final class BenchStartup {
             // picocli: the model of the global command and of the one subcommand jrunc registers, and
             // parsing a `run` command line, as io.jrunc.cli.Main.run does before it executes anything.
             case "picocli" -> {
-                CommandLine cli = new CommandLine(newInstance("io.jrunc.cli.Main"));
-                cli.addSubcommand(newInstance("io.jrunc.cli.RunCommand"));
-                cli.setStopAtPositional(true);
-                cli.parseArgs("--root", "/nonexistent", "run", "--bundle", "/nonexistent", "id");
+                String[] line = {"--root", "/nonexistent", "run", "--bundle", "/nonexistent", "id"};
+                var build = Class.forName("io.jrunc.cli.Main").getDeclaredMethod("commandLine", String[].class);
+                build.setAccessible(true);
+                CommandLine cli = (CommandLine) build.invoke(null, (Object) line);
+                cli.parseArgs(line);
             }
             // The bundle's config.json through SpecLoader (jackson-core's streaming parser and the
             // hand-written SpecReader, then validation), as create and run do.
@@ -41,9 +42,4 @@ final class BenchStartup {
         System.out.printf("%s %.1f%n", step, (System.nanoTime() - t0) / 1e6);
     }
 
-    private static Object newInstance(String name) throws Exception {
-        var c = Class.forName(name).getDeclaredConstructor();
-        c.setAccessible(true);
-        return c.newInstance();
-    }
 }
