@@ -25,6 +25,7 @@ public final class Processes {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     private static final NativeFunction PRLIMIT = Downcall.function("prlimit",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final NativeFunction EXIT = Downcall.function("_exit", FunctionDescriptor.ofVoid(JAVA_INT));
     private static final NativeFunction SETSID = Downcall.function("setsid", FunctionDescriptor.of(JAVA_INT));
 
     public static int getpid() {
@@ -88,6 +89,15 @@ public final class Processes {
 
     public static void pidfdSendSignal(int pidfd, int signal) {
         Syscalls.call("pidfd_send_signal", "pidfd " + pidfd, SyscallNumbers.PIDFD_SEND_SIGNAL, pidfd, signal, 0, 0);
+    }
+
+    /**
+     * _exit(2): ends the process at once, without the JVM's shutdown sequence. The caller flushes what
+     * it wrote first; no shutdown hooks run.
+     */
+    public static void exitNow(int status) {
+        Calls.value(EXIT, status);
+        throw new AssertionError("_exit returned");
     }
 
     public static int setsid() {

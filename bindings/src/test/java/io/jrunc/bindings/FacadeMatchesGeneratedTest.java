@@ -335,6 +335,7 @@ class FacadeMatchesGeneratedTest {
             new Fn(Processes.class, "WAITPID", "waitpid", true),
             new Fn(Processes.class, "PRLIMIT", "prlimit", true),
             new Fn(Processes.class, "SETSID", "setsid", true),
+            new Fn(Processes.class, "EXIT", "_exit", true),
             new Fn(Syscalls.class, "SYSCALL", "syscall", true),
             new Fn(UnixSockets.class, "SOCKET", "socket", true),
             new Fn(UnixSockets.class, "CONNECT", "connect", true),

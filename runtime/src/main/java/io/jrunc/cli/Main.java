@@ -103,8 +103,18 @@ public final class Main implements Callable<Integer> {
         }
     }
 
+    /**
+     * Leaves with _exit once the output is flushed. After create (and run --detach, exec --detach) the
+     * spawning thread is by design still inside posix_spawn, with the container's process waiting at
+     * the exec gate; HotSpot's exit (VM_Exit) waits up to 300 ms for threads in native code to return,
+     * which would add that to every such call. Nothing jrunc does needs the JVM's shutdown sequence:
+     * files are written and closed synchronously, locks go with the process.
+     */
     public static void main(String[] args) {
-        System.exit(run(args));
+        int status = run(args);
+        System.out.flush();
+        System.err.flush();
+        io.jrunc.bindings.Processes.exitNow(status);
     }
 
     /** Subcommands by name, created on demand. */
