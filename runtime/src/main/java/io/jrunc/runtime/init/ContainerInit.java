@@ -4,16 +4,11 @@ import static io.jrunc.bindings.Namespaces.*;
 
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.FsContext;
-import io.jrunc.bindings.Mounts;
 import io.jrunc.bindings.Namespaces;
-import io.jrunc.bindings.Terminals;
-import io.jrunc.bindings.UnixSockets;
 import io.jrunc.bindings.Uts;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.spec.Spec;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -100,7 +95,7 @@ public final class ContainerInit implements SpawnThread.Body {
         ProcessSetup setup = ProcessSetup.of(spec.process(), preserveFds);
         String slave = null;
         if (setup.request().terminal()) {
-            slave = openConsole(setup);
+            slave = PtyHandoff.handOver(consoleSocket, spec.process().consoleSize(), true);
         }
         if (namespaces.creates(CLONE_NEWPID)) {
             Namespaces.unshare(CLONE_NEWPID);
@@ -132,31 +127,4 @@ public final class ContainerInit implements SpawnThread.Body {
         }
     }
 
-    /**
-     * Opens a pty in the container's devpts, binds its slave on /dev/console, and sends the master to
-     * the caller's console socket (one message: the pty name as data, the fd as SCM_RIGHTS).
-     */
-    private String openConsole(ProcessSetup setup) {
-        Terminals.Pty pty = Terminals.open();
-        try {
-            if (spec.process().consoleSize() != null) {
-                var size = spec.process().consoleSize();
-                Terminals.setSize(pty.master(), size.height() == null ? 0 : size.height(),
-                        size.width() == null ? 0 : size.width());
-            }
-            Path console = Path.of("/dev/console");
-            if (Files.isDirectory(Path.of("/dev"))) {
-                if (!Files.exists(console)) {
-                    Files.createFile(console);
-                }
-                Mounts.mount(pty.slavePath(), "/dev/console", null, Mounts.MS_BIND, null);
-            }
-            UnixSockets.sendWithFd(consoleSocket, pty.slavePath().getBytes(StandardCharsets.UTF_8), pty.master());
-            return pty.slavePath();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } finally {
-            FileDescriptors.closeQuietly(pty.master());
-        }
-    }
 }

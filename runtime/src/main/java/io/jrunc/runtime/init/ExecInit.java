@@ -1,13 +1,9 @@
 package io.jrunc.runtime.init;
 
-import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.FsContext;
-import io.jrunc.bindings.Terminals;
-import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.spec.Process;
-import java.nio.charset.StandardCharsets;
 
 /**
  * What the spawning thread does for `exec`: join the running container's namespaces
@@ -47,16 +43,7 @@ public final class ExecInit implements SpawnThread.Body {
         ProcessSetup setup = ProcessSetup.of(process, preserveFds);
         String slave = null;
         if (setup.request().terminal()) {
-            Terminals.Pty pty = Terminals.open();
-            try {
-                if (process.consoleSize() != null) {
-                    Terminals.setSize(pty.master(), process.consoleSize().height(), process.consoleSize().width());
-                }
-                UnixSockets.sendWithFd(consoleSocket, pty.slavePath().getBytes(StandardCharsets.UTF_8), pty.master());
-            } finally {
-                FileDescriptors.closeQuietly(pty.master());
-            }
-            slave = pty.slavePath();
+            slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);
         }
         FsContext.umask(setup.request().umask());
         setup.credentials().apply();
