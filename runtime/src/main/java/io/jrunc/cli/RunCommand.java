@@ -6,6 +6,7 @@ import io.jrunc.runtime.CreateOptions;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.runtime.ForegroundProcess;
 import io.jrunc.runtime.TerminalProxy;
+import io.jrunc.spec.Spec;
 import java.nio.file.Path;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
@@ -68,12 +69,13 @@ final class RunCommand extends Subcommand {
         Ids.require(id, "run");
         // Like runc: a terminal without a console socket in the foreground means jrunc itself holds
         // the pty and connects it to its own stdio.
-        int[] console = !detach && consoleSocket == null && ContainerCreator.wantsTerminal(bundle)
-                ? TerminalProxy.socketPair() : null;
+        Spec spec = ContainerCreator.loadBundle(id, bundle);
+        boolean terminal = spec.process() != null && Boolean.TRUE.equals(spec.process().terminal());
+        int[] console = !detach && consoleSocket == null && terminal ? TerminalProxy.socketPair() : null;
         Container c;
         try {
             c = ContainerCreator.create(main.root, new CreateOptions(id, bundle, pidFile, consoleSocket, noPivot,
-                    noNewKeyring, preserveFds, console == null ? -1 : console[0]), main.systemdCgroup);
+                    noNewKeyring, preserveFds, console == null ? -1 : console[0]), main.systemdCgroup, spec);
         } catch (RuntimeException e) {
             if (console != null) {
                 FileDescriptors.closeQuietly(console[0]);

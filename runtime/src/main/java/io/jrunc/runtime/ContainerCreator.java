@@ -39,12 +39,25 @@ public final class ContainerCreator {
     private static final long SPAWN_TIMEOUT_MILLIS = 60_000;
 
     public static Container create(Path root, CreateOptions options, boolean systemdCgroup) {
-        ContainerId.validate(options.id());
-        Path bundle = options.bundle().toAbsolutePath().normalize();
+        return create(root, options, systemdCgroup, loadBundle(options.id(), options.bundle()));
+    }
+
+    /**
+     * The first checks of create, in runc's order (the ID, the bundle directory, its config), for a
+     * caller that needs the config before creating (`run` asks whether it wants a terminal).
+     */
+    public static Spec loadBundle(String id, Path bundleDir) {
+        ContainerId.validate(id);
+        Path bundle = bundleDir.toAbsolutePath().normalize();
         if (!Files.isDirectory(bundle)) {
             throw new ContainerException("chdir " + bundle + ": no such file or directory");
         }
-        Spec spec = load(bundle);
+        return load(bundle);
+    }
+
+    /** create with the config already loaded by {@link #loadBundle}. */
+    public static Container create(Path root, CreateOptions options, boolean systemdCgroup, Spec spec) {
+        Path bundle = options.bundle().toAbsolutePath().normalize();
         refuseUnsupported(spec, systemdCgroup);
         boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
         if (terminal && options.consoleSocket() == null && options.consoleFd() < 0) {
@@ -136,16 +149,6 @@ public final class ContainerCreator {
         } finally {
             FileDescriptors.closeQuietly(consoleFd);
         }
-    }
-
-    /** True if the bundle's process asks for a terminal (read before create, for `run`). */
-    public static boolean wantsTerminal(Path bundle) {
-        Path dir = bundle.toAbsolutePath().normalize();
-        if (!Files.isRegularFile(dir.resolve(SpecLoader.CONFIG_FILE))) {
-            return false; // create reports the missing config
-        }
-        Spec spec = load(dir);
-        return spec.process() != null && Boolean.TRUE.equals(spec.process().terminal());
     }
 
     static Spec load(Path bundle) {
