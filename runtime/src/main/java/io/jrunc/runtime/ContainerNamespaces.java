@@ -3,8 +3,6 @@ package io.jrunc.runtime;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.FsContext;
 import io.jrunc.runtime.init.InitNamespaces;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -22,12 +20,11 @@ final class ContainerNamespaces {
         Object[] result = new Object[1];
         Throwable[] failure = new Throwable[1];
         Thread t = Thread.ofPlatform().name("jrunc-hooks").unstarted(() -> {
-            List<Integer> fds = new ArrayList<>();
+            int hostRoot = -1;
             try {
                 FsContext.unshare();
-                int hostRoot = FileDescriptors.open("/", FileDescriptors.O_PATH | FileDescriptors.O_DIRECTORY
+                hostRoot = FileDescriptors.open("/", FileDescriptors.O_PATH | FileDescriptors.O_DIRECTORY
                         | FileDescriptors.O_CLOEXEC);
-                fds.add(hostRoot);
                 try (InitNamespaces namespaces = InitNamespaces.open(pid, InitNamespaces.ALL)) {
                     namespaces.join();
                 }
@@ -38,7 +35,7 @@ final class ContainerNamespaces {
             } catch (Throwable e) {
                 failure[0] = e;
             } finally {
-                fds.forEach(FileDescriptors::closeQuietly);
+                FileDescriptors.closeQuietly(hostRoot);
             }
         });
         t.start();

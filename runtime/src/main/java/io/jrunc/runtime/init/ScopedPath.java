@@ -2,7 +2,6 @@ package io.jrunc.runtime.init;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -73,8 +72,4 @@ public final class ScopedPath {
         return p;
     }
 
-    /** True if {@code path} exists and is not a symlink (used after resolution to pick file vs dir). */
-    static boolean isDirectory(Path path) {
-        return Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
-    }
 }

@@ -109,13 +109,6 @@ public final class SpawnThread {
         throw new IllegalStateException("container process did not reach the exec gate within " + timeoutMillis + " ms");
     }
 
-    /** Waits for the thread to end (posix_spawn returned) and rethrows what it failed with. */
-    public int join() throws Exception {
-        thread.join();
-        rethrowFailure();
-        return exitedPid;
-    }
-
     private void rethrowFailure() throws Exception {
         Throwable t = failure;
         if (t instanceof Exception e) {
