@@ -51,10 +51,22 @@ class ForkBombTest {
         Facts inside = new Facts(Wait.forFile(b.dir().resolve("shared/facts")));
         String bombErr = Host.read(b.dir().resolve("shared/bomb.err"));
 
-        long current = host.number("pids", "pids.current");
+        // The script's last helper processes (mv) may still be exiting: compare ps with pids.current
+        // only at a moment when the count is the same before and after the ps call.
+        long settled = -1;
         List<Long> pids = new ArrayList<>();
-        JsonNode ps = Support.json(j.run("ps", "--format", "json", id).ok().stdout());
-        ps.forEach(n -> pids.add(n.asLong()));
+        for (int attempt = 0; attempt < 20; attempt++) {
+            long before = host.number("pids", "pids.current");
+            pids.clear();
+            JsonNode ps = Support.json(j.run("ps", "--format", "json", id).ok().stdout());
+            ps.forEach(n -> pids.add(n.asLong()));
+            settled = host.number("pids", "pids.current");
+            if (before == settled) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        long current = settled;
         pids.forEach(sb::sawPid);
         int procsInside = Integer.parseInt(inside.one("procs"));
         assertAll("inside\n" + inside + "\nbomb stderr\n" + bombErr,
