@@ -21,6 +21,10 @@ import java.lang.invoke.VarHandle;
 final class Downcall {
     private Downcall() {}
 
+    static {
+        NativeAccess.markUsed(); // before anything can be linked, whichever way
+    }
+
     static final Linker LINKER = Linker.nativeLinker();
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO =

@@ -1,12 +1,12 @@
 package io.jrunc.cli;
 
+import java.util.List;
+
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.ContainerCreator;
 import io.jrunc.runtime.CreateOptions;
 import java.nio.file.Path;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class CreateCommand extends Subcommand {
     Path bundle = Path.of("");
@@ -25,32 +25,41 @@ final class CreateCommand extends Subcommand {
 
     String id;
 
+    static final List<Flag> FLAGS = List.of(
+            Flag.string("bundle, b", "path to the root of the bundle directory, defaults to the current directory"),
+            Flag.string("console-socket",
+                    "path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal"),
+            Flag.string("pidfd-socket", "path to an AF_UNIX socket which will receive a pidfd (not supported)"),
+            Flag.string("pid-file", "specify the file to write the process id to"),
+            Flag.bool("no-pivot", "do not use pivot root to jail process inside rootfs"),
+            Flag.bool("no-new-keyring", "do not create a new session keyring for the container"),
+            Flag.integer("preserve-fds", "pass N additional file descriptors to the container (default: 0)"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "create", "create a container",
-                Cli.option("bundle", Path.class, "path to the root of the bundle directory", "-b", "--bundle"),
-                Cli.option("consoleSocket", Path.class, "path to an AF_UNIX socket which will receive the pty master",
-                        "--console-socket"),
-                Cli.option("pidfdSocket", Path.class,
-                        "path to an AF_UNIX socket which will receive a pidfd (not supported)", "--pidfd-socket"),
-                Cli.option("pidFile", Path.class, "specify the file to write the process id to", "--pid-file"),
-                Cli.flag("noPivot", "do not use pivot root to jail process inside rootfs", "--no-pivot"),
-                Cli.flag("noNewKeyring", "do not create a new session keyring for the container", "--no-new-keyring"),
-                Cli.option("preserveFds", int.class, "pass N additional file descriptors to the container",
-                        "--preserve-fds"),
-                Cli.id());
+    String name() {
+        return "create";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        bundle = parsed.matchedOptionValue("--bundle", bundle);
-        consoleSocket = parsed.matchedOptionValue("--console-socket", consoleSocket);
-        pidfdSocket = parsed.matchedOptionValue("--pidfd-socket", pidfdSocket);
-        pidFile = parsed.matchedOptionValue("--pid-file", pidFile);
-        noPivot = parsed.matchedOptionValue("--no-pivot", noPivot);
-        noNewKeyring = parsed.matchedOptionValue("--no-new-keyring", noNewKeyring);
-        preserveFds = parsed.matchedOptionValue("--preserve-fds", preserveFds);
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "create a container";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        bundle = Path.of(args.string("bundle", ""));
+        consoleSocket = Cli.path(args.string("console-socket", null));
+        pidfdSocket = Cli.path(args.string("pidfd-socket", null));
+        pidFile = Cli.path(args.string("pid-file", null));
+        noPivot = args.flag("no-pivot");
+        noNewKeyring = args.flag("no-new-keyring");
+        preserveFds = args.integer("preserve-fds", 0);
+        id = args.positional(0);
     }
 
     @Override

@@ -1,28 +1,39 @@
 package io.jrunc.cli;
 
+import java.util.List;
+
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
 import java.nio.file.Files;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class DeleteCommand extends Subcommand {
     boolean force;
 
     String id;
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.bool("force, f", "forcibly deletes the container if it is still running (uses SIGKILL)"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "delete", "delete any resources held by the container often used with detached container",
-                Cli.flag("force", "forcibly deletes the container if it is still running (uses SIGKILL)", "-f", "--force"),
-                Cli.id());
+    String name() {
+        return "delete";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        force = parsed.matchedOptionValue("--force", force);
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "delete any resources held by the container often used with detached container";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        force = args.flag("force");
+        id = args.positional(0);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.jrunc.cli;
 
+import java.util.List;
+
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.EventJson;
@@ -7,8 +9,6 @@ import io.jrunc.runtime.Status;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class EventsCommand extends Subcommand {
     String interval = "5s";
@@ -17,19 +17,30 @@ final class EventsCommand extends Subcommand {
 
     String id;
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.string("interval", "set the stats collection interval (default: 5s)"),
+            Flag.bool("stats", "display the container's stats then exit"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "events", "display container events such as OOM notifications, cpu, memory, and IO usage statistics",
-                Cli.option("interval", String.class, "set the stats collection interval (default: 5s)", "--interval"),
-                Cli.flag("stats", "display the container's stats then exit", "--stats"),
-                Cli.id());
+    String name() {
+        return "events";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        interval = parsed.matchedOptionValue("--interval", interval);
-        stats = parsed.matchedOptionValue("--stats", stats);
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "display container events such as OOM notifications, cpu, memory, and IO usage statistics";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        interval = args.string("interval", interval);
+        stats = args.flag("stats");
+        id = args.positional(0);
     }
 
     @Override

@@ -12,8 +12,6 @@ import io.jrunc.spec.User;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class ExecCommand extends Subcommand {
     Path consoleSocket;
@@ -37,51 +35,74 @@ final class ExecCommand extends Subcommand {
     String id;
     List<String> args = new ArrayList<>();
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.string("console-socket",
+                    "path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal"),
+            Flag.string("pidfd-socket", "path to an AF_UNIX socket which will receive a pidfd (not supported)"),
+            Flag.string("cwd", "current working directory in the container"),
+            Flag.list("env, e", "set environment variables"),
+            Flag.bool("tty, t", "allocate a pseudo-TTY"),
+            Flag.string("user, u", "UID (format: <uid>[:<gid>])"),
+            Flag.list("additional-gids, g", "additional gids"),
+            Flag.string("process, p", "path to the process.json"),
+            Flag.bool("detach, d", "detach from the container's process"),
+            Flag.string("pid-file", "specify the file to write the process id to"),
+            Flag.string("process-label", "set the asm process label for the process commonly used with selinux"),
+            Flag.string("apparmor", "set the apparmor profile for the process"),
+            Flag.bool("no-new-privs", "set the no new privileges value for the process"),
+            Flag.list("cap, c", "add a capability to the bounding set for the process"),
+            Flag.integer("preserve-fds", "pass N additional file descriptors to the container (default: 0)"),
+            Flag.list("cgroup", "run the process in an (existing) sub-cgroup(s)"),
+            Flag.bool("ignore-paused", "allow exec in a paused container"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "exec", "execute new process inside the container",
-                Cli.option("consoleSocket", Path.class, null, "--console-socket"),
-                Cli.option("pidfdSocket", Path.class, null, "--pidfd-socket"),
-                Cli.option("cwd", String.class, null, "--cwd"),
-                Cli.list("env", String.class, "-e", "--env"),
-                Cli.flag("tty", null, "-t", "--tty"),
-                Cli.option("user", String.class, null, "-u", "--user"),
-                Cli.list("additionalGids", Long.class, "-g", "--additional-gids"),
-                Cli.option("processFile", Path.class, null, "-p", "--process"),
-                Cli.flag("detach", null, "-d", "--detach"),
-                Cli.option("pidFile", Path.class, null, "--pid-file"),
-                Cli.option("processLabel", String.class, null, "--process-label"),
-                Cli.option("apparmor", String.class, null, "--apparmor"),
-                Cli.flag("noNewPrivs", null, "--no-new-privs"),
-                Cli.list("caps", String.class, "-c", "--cap"),
-                Cli.option("preserveFds", int.class, null, "--preserve-fds"),
-                Cli.list("cgroup", String.class, "--cgroup"),
-                Cli.flag("ignorePaused", null, "--ignore-paused"),
-                Cli.id(),
-                Cli.rest("args"));
+    String name() {
+        return "exec";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        consoleSocket = parsed.matchedOptionValue("--console-socket", consoleSocket);
-        pidfdSocket = parsed.matchedOptionValue("--pidfd-socket", pidfdSocket);
-        cwd = parsed.matchedOptionValue("--cwd", cwd);
-        env = parsed.matchedOptionValue("--env", env);
-        tty = parsed.matchedOptionValue("--tty", tty);
-        user = parsed.matchedOptionValue("--user", user);
-        additionalGids = parsed.matchedOptionValue("--additional-gids", additionalGids);
-        processFile = parsed.matchedOptionValue("--process", processFile);
-        detach = parsed.matchedOptionValue("--detach", detach);
-        pidFile = parsed.matchedOptionValue("--pid-file", pidFile);
-        processLabel = parsed.matchedOptionValue("--process-label", processLabel);
-        apparmor = parsed.matchedOptionValue("--apparmor", apparmor);
-        noNewPrivs = parsed.matchedOptionValue("--no-new-privs", noNewPrivs);
-        caps = parsed.matchedOptionValue("--cap", caps);
-        preserveFds = parsed.matchedOptionValue("--preserve-fds", preserveFds);
-        cgroup = parsed.matchedOptionValue("--cgroup", cgroup);
-        ignorePaused = parsed.matchedOptionValue("--ignore-paused", ignorePaused);
-        id = parsed.matchedPositionalValue(0, id);
-        args = parsed.matchedPositionalValue(1, args);
+    String description() {
+        return "execute new process inside the container";
+    }
+
+    @Override
+    String argsUsage() {
+        return "<container-id> <command> [command options]  || -p process.json <container-id>";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments parsed) {
+        consoleSocket = Cli.path(parsed.string("console-socket", null));
+        pidfdSocket = Cli.path(parsed.string("pidfd-socket", null));
+        cwd = parsed.string("cwd", null);
+        env = parsed.list("env");
+        tty = parsed.flag("tty");
+        user = parsed.string("user", null);
+        additionalGids = new ArrayList<>();
+        for (String gid : parsed.list("additional-gids")) {
+            try {
+                additionalGids.add(Long.parseLong(gid));
+            } catch (NumberFormatException e) {
+                throw new Arguments.UsageException("invalid value \"" + gid + "\" for flag -additional-gids: parse error");
+            }
+        }
+        processFile = Cli.path(parsed.string("process", null));
+        detach = parsed.flag("detach");
+        pidFile = Cli.path(parsed.string("pid-file", null));
+        processLabel = parsed.string("process-label", null);
+        apparmor = parsed.string("apparmor", null);
+        noNewPrivs = parsed.flag("no-new-privs");
+        caps = parsed.list("cap");
+        preserveFds = parsed.integer("preserve-fds", 0);
+        cgroup = parsed.list("cgroup");
+        ignorePaused = parsed.flag("ignore-paused");
+        id = parsed.positional(0);
+        args = parsed.positionalFrom(1);
     }
 
     @Override

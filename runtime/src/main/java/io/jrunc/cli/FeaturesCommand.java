@@ -2,17 +2,25 @@ package io.jrunc.cli;
 
 import io.jrunc.runtime.RuntimeFeatures;
 import io.jrunc.spec.Json;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class FeaturesCommand extends Subcommand {
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "features", "show the enabled features");
+    String name() {
+        return "features";
     }
 
     @Override
-    void read(ParseResult parsed) {
+    String description() {
+        return "show the enabled features";
+    }
+
+    @Override
+    String argsUsage() {
+        return "";
+    }
+
+    @Override
+    void read(Arguments args) {
     }
 
     @Override

@@ -1,10 +1,10 @@
 package io.jrunc.cli;
 
+import java.util.List;
+
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.Signals;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class KillCommand extends Subcommand {
     boolean all;
@@ -13,19 +13,36 @@ final class KillCommand extends Subcommand {
 
     String signal = "SIGTERM";
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.bool("all, a", "send the specified signal to all processes inside the container"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "kill", "kill sends the specified signal (default: SIGTERM) to the container's init process",
-                Cli.flag("all", "send the specified signal to all processes inside the container", "-a", "--all"),
-                Cli.id(),
-                Cli.positional("1", "0..1", "signal"));
+    String name() {
+        return "kill";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        all = parsed.matchedOptionValue("--all", all);
-        id = parsed.matchedPositionalValue(0, id);
-        signal = parsed.matchedPositionalValue(1, signal);
+    String description() {
+        return "kill sends the specified signal (default: SIGTERM) to the container's init process";
+    }
+
+    @Override
+    String argsUsage() {
+        return "<container-id> [signal]";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        all = args.flag("all");
+        id = args.positional(0);
+        if (args.positional(1) != null) {
+            signal = args.positional(1);
+        }
     }
 
     @Override

@@ -10,25 +10,40 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class ListCommand extends Subcommand {
     String format = "table";
 
     boolean quiet;
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.string("format, f", "select one of: table or json (default: \"table\")"),
+            Flag.bool("quiet, q", "display only container IDs"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "list", "lists containers started by jrunc with the given root",
-                Cli.option("format", String.class, "select one of: table or json (default: \"table\")", "-f", "--format"),
-                Cli.flag("quiet", "display only container IDs", "-q", "--quiet")).aliases("ls");
+    String name() {
+        return "list";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        format = parsed.matchedOptionValue("--format", format);
-        quiet = parsed.matchedOptionValue("--quiet", quiet);
+    String description() {
+        return "lists containers started by jrunc with the given root";
+    }
+
+    @Override
+    String argsUsage() {
+        return "";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        format = args.string("format", format);
+        quiet = args.flag("quiet");
     }
 
     @Override

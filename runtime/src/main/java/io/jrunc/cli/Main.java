@@ -4,27 +4,30 @@ import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.Log;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.Callable;
-import java.util.function.Supplier;
-import picocli.CommandLine;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
-import picocli.CommandLine.ParseResult;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * jrunc's command line: runc's global flags, subcommands, error wording and exit codes
  * (shared/reference/anchors.md part C). Commands are thin; the work is in io.jrunc.runtime.
  *
- * <p>The picocli model is declared in code (Cli, each command's spec()) rather than with picocli's
- * annotations: every call is a fresh JVM, and annotations cost it reflection plus JDK annotation
- * proxies generated at run time, which the AOT cache cannot hold (docs/PERFORMANCE.md).
+ * <p>The parser is jrunc's own ({@link Arguments}, Go's flag rules as runc's urfave/cli applies them):
+ * every jrunc call is a fresh JVM, and building a general-purpose parser's model cost each call more
+ * than the rest of `start` or `delete` (docs/PERFORMANCE.md).
  */
-public final class Main implements Callable<Integer> {
+public final class Main {
     public static final String VERSION = "0.1.0";
     public static final String SPEC_VERSION = "1.2.1";
+
+    static final List<Flag> FLAGS = List.of(
+            Flag.bool("debug", "enable debug logging"),
+            Flag.string("log", "set the log file to write jrunc logs to (default is stderr)"),
+            Flag.string("log-format", "set the log format ('text' (default), or 'json') (default: \"text\")"),
+            Flag.string("root", "root directory for storage of container state (default: \"/run/jrunc\")"),
+            Flag.bool("systemd-cgroup", "enable systemd cgroup support"),
+            Flag.string("rootless", "ignore cgroup permission errors ('true', 'false', or 'auto') (default: \"auto\")"),
+            Flag.bool("help, h", "show help"),
+            Flag.bool("version, v", "print the version"));
 
     Path root = ContainerDirectory.DEFAULT_ROOT;
     Path log;
@@ -32,48 +35,26 @@ public final class Main implements Callable<Integer> {
     boolean debug;
     boolean systemdCgroup;
     String rootless = "auto";
-    boolean version;
 
-    static CommandSpec spec(Main main) {
-        return Cli.command(main, "jrunc", "Open Container Initiative runtime written in Java",
-                Cli.option("root", Path.class, "root directory for storage of container state (default: /run/jrunc)",
-                        "--root"),
-                Cli.option("log", Path.class, "set the log file to write jrunc logs to (default is stderr)", "--log"),
-                Cli.option("logFormat", String.class, "set the log format ('text' (default), or 'json')",
-                        "--log-format"),
-                Cli.flag("debug", "enable debug logging", "--debug"),
-                Cli.flag("systemdCgroup", "enable systemd cgroup support", "--systemd-cgroup"),
-                Cli.option("rootless", String.class, "ignore cgroup permission errors ('true', 'false', or 'auto')",
-                        "--rootless"),
-                Cli.flag("version", "print the version", "-v", "--version"),
-                OptionSpec.builder("-h", "--help").usageHelp(true).type(boolean.class).paramLabel("<help>")
-                        .description("show help").build());
-    }
-
-    void read(ParseResult parsed) {
-        root = parsed.matchedOptionValue("--root", root);
-        log = parsed.matchedOptionValue("--log", log);
-        logFormat = parsed.matchedOptionValue("--log-format", logFormat);
-        debug = parsed.matchedOptionValue("--debug", debug);
-        systemdCgroup = parsed.matchedOptionValue("--systemd-cgroup", systemdCgroup);
-        rootless = parsed.matchedOptionValue("--rootless", rootless);
-        version = parsed.matchedOptionValue("--version", version);
+    void read(Arguments parsed) {
+        String r = parsed.string("root", null);
+        root = r == null ? root : Path.of(r);
+        String l = parsed.string("log", null);
+        log = l == null ? null : Path.of(l);
+        logFormat = parsed.string("log-format", logFormat);
+        debug = parsed.flag("debug");
+        systemdCgroup = parsed.flag("systemd-cgroup");
+        rootless = parsed.string("rootless", rootless);
     }
 
     /** Set by the running subcommand so failures are reported as "jrunc create failed: ...". */
     static String failurePrefix = "";
 
-    @Override
-    public Integer call() {
-        if (version) {
-            System.out.println("jrunc version " + VERSION);
-            System.out.println("commit: " + buildProperty("commit"));
-            System.out.println("spec: " + SPEC_VERSION);
-            System.out.println("java: " + Runtime.version());
-            return 0;
-        }
-        new CommandLine(spec(this)).usage(System.out); // the global flags only, as before
-        return 0;
+    private static void printVersion() {
+        System.out.println("jrunc version " + VERSION);
+        System.out.println("commit: " + buildProperty("commit"));
+        System.out.println("spec: " + SPEC_VERSION);
+        System.out.println("java: " + Runtime.version());
     }
 
     /** A value recorded at build time in jrunc.properties (the Makefile passes the git commit). */
@@ -108,93 +89,112 @@ public final class Main implements Callable<Integer> {
      * spawning thread is by design still inside posix_spawn, with the container's process waiting at
      * the exec gate; HotSpot's exit (VM_Exit) waits up to 300 ms for threads in native code to return,
      * which would add that to every such call. Nothing jrunc does needs the JVM's shutdown sequence:
-     * files are written and closed synchronously, locks go with the process.
+     * files are written and closed synchronously, locks go with the process. Commands that never
+     * touched native code leave the ordinary way, which then costs nothing and spares them FFM's
+     * start-up (docs/PERFORMANCE.md).
      */
     public static void main(String[] args) {
         int status = run(args);
         System.out.flush();
         System.err.flush();
-        io.jrunc.bindings.Processes.exitNow(status);
+        if (io.jrunc.bindings.NativeAccess.used()) {
+            io.jrunc.bindings.Processes.exitNow(status);
+        }
+        System.exit(status);
     }
 
-    /** Subcommands by name, created on demand. */
-    private static final Map<String, Supplier<Subcommand>> COMMANDS = new LinkedHashMap<>();
-
-    static {
-        COMMANDS.put("create", CreateCommand::new);
-        COMMANDS.put("delete", DeleteCommand::new);
-        COMMANDS.put("events", EventsCommand::new);
-        COMMANDS.put("pause", PauseCommand::new);
-        COMMANDS.put("resume", ResumeCommand::new);
-        COMMANDS.put("update", UpdateCommand::new);
-        COMMANDS.put("exec", ExecCommand::new);
-        COMMANDS.put("features", FeaturesCommand::new);
-        COMMANDS.put("kill", KillCommand::new);
-        COMMANDS.put("list", ListCommand::new);
-        COMMANDS.put("ps", PsCommand::new);
-        COMMANDS.put("run", RunCommand::new);
-        COMMANDS.put("spec", SpecCommand::new);
-        COMMANDS.put("start", StartCommand::new);
-        COMMANDS.put("state", StateCommand::new);
+    /** The subcommand called {@code name} (or runc's alias "ls"), or null. */
+    static Subcommand command(String name) {
+        return switch (name) {
+            case "create" -> new CreateCommand();
+            case "delete" -> new DeleteCommand();
+            case "events" -> new EventsCommand();
+            case "exec" -> new ExecCommand();
+            case "features" -> new FeaturesCommand();
+            case "kill" -> new KillCommand();
+            case "list", "ls" -> new ListCommand();
+            case "pause" -> new PauseCommand();
+            case "ps" -> new PsCommand();
+            case "resume" -> new ResumeCommand();
+            case "run" -> new RunCommand();
+            case "spec" -> new SpecCommand();
+            case "start" -> new StartCommand();
+            case "state" -> new StateCommand();
+            case "update" -> new UpdateCommand();
+            default -> null;
+        };
     }
 
-    /** Global options that take a value as the next argument (so it is not mistaken for the command). */
-    private static final Set<String> GLOBAL_WITH_VALUE = Set.of("--root", "--log", "--log-format", "--rootless");
+    /** Every subcommand, in the order `jrunc --help` lists them (runc's). */
+    static List<Subcommand> commands() {
+        List<Subcommand> all = new ArrayList<>();
+        for (String name : List.of("create", "delete", "events", "exec", "kill", "list", "pause", "ps", "resume",
+                "run", "spec", "start", "state", "update", "features")) {
+            all.add(command(name));
+        }
+        return all;
+    }
 
+    /**
+     * Runs one command line and returns the exit status: 0, 1 for a failure (runc's), 3 for an unknown
+     * command (urfave/cli's).
+     */
     public static int run(String... args) {
-        return commandLine(args).execute(args);
-    }
-
-    /** jrunc's parser for these arguments, with only the subcommand they name registered. */
-    static CommandLine commandLine(String[] args) {
         Main main = new Main();
-        CommandLine cli = new CommandLine(spec(main));
-        // Building a command's model is most of picocli's start-up cost; every jrunc call pays it, so
-        // only the subcommand being run is registered.
-        String name = subcommandOf(args);
-        if ("ls".equals(name)) {
-            name = "list";
+        Arguments global;
+        try {
+            global = Arguments.parse(FLAGS, args, 0);
+        } catch (Arguments.UsageException e) {
+            return incorrectUsage("Incorrect Usage. ", e, Help.global(FLAGS, commands()));
         }
-        if (name != null && COMMANDS.containsKey(name)) {
-            cli.addSubcommand(COMMANDS.get(name).get().spec());
-        } else {
-            COMMANDS.values().forEach(c -> cli.addSubcommand(c.get().spec()));
+        main.read(global);
+        if (global.flag("version")) {
+            printVersion();
+            return 0;
         }
-        // urfave/cli (runc) stops reading flags at the first argument: `exec ID sh -c x` passes -c to sh.
-        cli.setStopAtPositional(true);
-        // The model holds the parsed values; copy them into the commands' fields, then run as picocli would.
-        cli.setExecutionStrategy(parsed -> {
-            main.read(parsed);
-            if (parsed.hasSubcommand()) {
-                Subcommand sub = (Subcommand) parsed.subcommand().commandSpec().userObject();
-                sub.main = main;
-                sub.read(parsed.subcommand());
+        String name = global.positional(0);
+        if (name != null && (name.equals("help") || name.equals("h"))) {
+            String topic = global.positional(1);
+            Subcommand c = topic == null ? null : command(topic);
+            System.out.print(c == null ? Help.global(FLAGS, commands()) : Help.command(c));
+            return 0;
+        }
+        if (name == null || global.flag("help") || global.helpRequested()) {
+            System.out.print(Help.global(FLAGS, commands()));
+            return 0;
+        }
+        Subcommand sub = command(name);
+        if (sub == null) {
+            Log.error("No help topic for '" + name + "'");
+            return 3;
+        }
+        sub.main = main;
+        int at = args.length - global.positionalFrom(0).size() + 1;
+        try {
+            Arguments parsed;
+            try {
+                parsed = Arguments.parse(sub.flags(), args, at);
+            } catch (Arguments.UsageException e) {
+                main.configure();
+                return incorrectUsage("Incorrect Usage: ", e, Help.command(sub));
             }
-            return new CommandLine.RunLast().execute(parsed);
-        });
-        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> report(e));
-        cli.setParameterExceptionHandler((e, a) -> {
-            Log.error(e.getMessage());
-            return 1;
-        });
-        return cli;
+            if (parsed.helpRequested()) {
+                System.out.print(Help.command(sub));
+                return 0;
+            }
+            sub.read(parsed);
+            return sub.call();
+        } catch (Exception e) {
+            return report(e);
+        }
     }
 
-    static String subcommandOf(String[] args) {
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--")) {
-                return i + 1 < args.length ? args[i + 1] : null;
-            }
-            if (a.startsWith("-")) {
-                if (GLOBAL_WITH_VALUE.contains(a)) {
-                    i++;
-                }
-                continue;
-            }
-            return a;
-        }
-        return null;
+    /** urfave/cli's answer to a bad command line: the message and the help on stdout, the error logged. */
+    private static int incorrectUsage(String prefix, Arguments.UsageException e, String help) {
+        System.out.print(prefix + e.getMessage() + "\n\n" + help);
+        System.out.flush();
+        Log.error(e.getMessage());
+        return 1;
     }
 
     static int report(Exception e) {

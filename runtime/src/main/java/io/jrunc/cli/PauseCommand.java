@@ -1,21 +1,23 @@
 package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class PauseCommand extends Subcommand {
     String id;
 
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "pause", "pause suspends all processes inside the container",
-                Cli.id());
+    String name() {
+        return "pause";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "pause suspends all processes inside the container";
+    }
+
+    @Override
+    void read(Arguments args) {
+        id = args.positional(0);
     }
 
     @Override

@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class PsCommand extends Subcommand {
     String format = "table";
@@ -19,19 +17,34 @@ final class PsCommand extends Subcommand {
 
     List<String> psArgs = new ArrayList<>();
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.string("format, f", "select one of: table or json (default: \"table\")"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "ps", "ps displays the processes running inside a container",
-                Cli.option("format", String.class, null, "-f", "--format"),
-                Cli.id(),
-                Cli.rest("psArgs"));
+    String name() {
+        return "ps";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        format = parsed.matchedOptionValue("--format", format);
-        id = parsed.matchedPositionalValue(0, id);
-        psArgs = parsed.matchedPositionalValue(1, psArgs);
+    String description() {
+        return "ps displays the processes running inside a container";
+    }
+
+    @Override
+    String argsUsage() {
+        return "<container-id> [ps options]";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        format = args.string("format", format);
+        id = args.positional(0);
+        psArgs = args.positionalFrom(1);
     }
 
     @Override

@@ -1,21 +1,23 @@
 package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class ResumeCommand extends Subcommand {
     String id;
 
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "resume", "resumes all processes that have been previously paused",
-                Cli.id());
+    String name() {
+        return "resume";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "resumes all processes that have been previously paused";
+    }
+
+    @Override
+    void read(Arguments args) {
+        id = args.positional(0);
     }
 
     @Override

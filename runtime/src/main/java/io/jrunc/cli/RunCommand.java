@@ -1,5 +1,7 @@
 package io.jrunc.cli;
 
+import java.util.List;
+
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerCreator;
 import io.jrunc.runtime.CreateOptions;
@@ -8,8 +10,6 @@ import io.jrunc.runtime.ForegroundProcess;
 import io.jrunc.runtime.TerminalProxy;
 import io.jrunc.spec.Spec;
 import java.nio.file.Path;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class RunCommand extends Subcommand {
     Path bundle = Path.of("");
@@ -33,33 +33,45 @@ final class RunCommand extends Subcommand {
         }
     }
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.string("bundle, b", "path to the root of the bundle directory, defaults to the current directory"),
+            Flag.string("console-socket",
+                    "path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal"),
+            Flag.string("pid-file", "specify the file to write the process id to"),
+            Flag.bool("detach, d", "detach from the container's process"),
+            Flag.bool("keep", "do not delete the container after it exits"),
+            Flag.bool("no-subreaper", "disable the use of the subreaper used to reap reparented processes"),
+            Flag.bool("no-pivot", "do not use pivot root to jail process inside rootfs"),
+            Flag.bool("no-new-keyring", "do not create a new session keyring for the container"),
+            Flag.integer("preserve-fds", "pass N additional file descriptors to the container (default: 0)"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "run", "create and run a container",
-                Cli.option("bundle", Path.class, null, "-b", "--bundle"),
-                Cli.option("consoleSocket", Path.class, null, "--console-socket"),
-                Cli.option("pidFile", Path.class, null, "--pid-file"),
-                Cli.flag("detach", "detach from the container's process", "-d", "--detach"),
-                Cli.flag("keep", "do not delete the container after it exits", "--keep"),
-                Cli.flag("noSubreaper", null, "--no-subreaper"),
-                Cli.flag("noPivot", null, "--no-pivot"),
-                Cli.flag("noNewKeyring", null, "--no-new-keyring"),
-                Cli.option("preserveFds", int.class, null, "--preserve-fds"),
-                Cli.id());
+    String name() {
+        return "run";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        bundle = parsed.matchedOptionValue("--bundle", bundle);
-        consoleSocket = parsed.matchedOptionValue("--console-socket", consoleSocket);
-        pidFile = parsed.matchedOptionValue("--pid-file", pidFile);
-        detach = parsed.matchedOptionValue("--detach", detach);
-        keep = parsed.matchedOptionValue("--keep", keep);
-        noSubreaper = parsed.matchedOptionValue("--no-subreaper", noSubreaper);
-        noPivot = parsed.matchedOptionValue("--no-pivot", noPivot);
-        noNewKeyring = parsed.matchedOptionValue("--no-new-keyring", noNewKeyring);
-        preserveFds = parsed.matchedOptionValue("--preserve-fds", preserveFds);
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "create and run a container";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        bundle = Path.of(args.string("bundle", ""));
+        consoleSocket = Cli.path(args.string("console-socket", null));
+        pidFile = Cli.path(args.string("pid-file", null));
+        detach = args.flag("detach");
+        keep = args.flag("keep");
+        noSubreaper = args.flag("no-subreaper");
+        noPivot = args.flag("no-pivot");
+        noNewKeyring = args.flag("no-new-keyring");
+        preserveFds = args.integer("preserve-fds", 0);
+        id = args.positional(0);
     }
 
     @Override

@@ -1,30 +1,47 @@
 package io.jrunc.cli;
 
+import java.util.List;
+
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.spec.DefaultSpec;
 import io.jrunc.spec.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class SpecCommand extends Subcommand {
     Path bundle = Path.of("");
 
     boolean rootless;
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.string("bundle, b", "path to the root of the bundle directory"),
+            Flag.bool("rootless", "generate a configuration for a rootless container"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "spec", "create a new specification file",
-                Cli.option("bundle", Path.class, "path to the root of the bundle directory", "-b", "--bundle"),
-                Cli.flag("rootless", "generate a configuration for a rootless container", "--rootless"));
+    String name() {
+        return "spec";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        bundle = parsed.matchedOptionValue("--bundle", bundle);
-        rootless = parsed.matchedOptionValue("--rootless", rootless);
+    String description() {
+        return "create a new specification file";
+    }
+
+    @Override
+    String argsUsage() {
+        return "";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        bundle = Path.of(args.string("bundle", ""));
+        rootless = args.flag("rootless");
     }
 
     @Override

@@ -1,21 +1,23 @@
 package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class StartCommand extends Subcommand {
     String id;
 
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "start", "executes the user defined process in a created container",
-                Cli.id());
+    String name() {
+        return "start";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "executes the user defined process in a created container";
+    }
+
+    @Override
+    void read(Arguments args) {
+        id = args.positional(0);
     }
 
     @Override

@@ -2,21 +2,23 @@ package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
 import io.jrunc.spec.Json;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class StateCommand extends Subcommand {
     String id;
 
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "state", "output the state of a container",
-                Cli.id());
+    String name() {
+        return "state";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "output the state of a container";
+    }
+
+    @Override
+    void read(Arguments args) {
+        id = args.positional(0);
     }
 
     @Override

@@ -1,20 +1,30 @@
 package io.jrunc.cli;
 
+import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 /**
- * A jrunc subcommand: its picocli model built in code (Cli, for start-up) and its parsed values copied
- * into its fields before picocli calls {@link #call()}.
+ * A jrunc subcommand: its name, flags and help as runc has them, its parsed values copied into its
+ * fields by {@link #read}, then {@link #call()}.
  */
 abstract class Subcommand implements Callable<Integer> {
     /** The global flags. */
     Main main;
 
-    /** This command's name, options and positional parameters, with this object as what picocli runs. */
-    abstract CommandSpec spec();
+    abstract String name();
+
+    /** The one-line description `jrunc --help` lists. */
+    abstract String description();
+
+    /** What follows the flags, as `--help` shows it. */
+    String argsUsage() {
+        return "<container-id>";
+    }
+
+    List<Flag> flags() {
+        return List.of();
+    }
 
     /** Copies what was given on the command line into the fields; fields keep their defaults otherwise. */
-    abstract void read(ParseResult parsed);
+    abstract void read(Arguments args);
 }

@@ -1,5 +1,6 @@
 package io.jrunc.cli;
 
+import java.util.List;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.spec.Json;
@@ -13,8 +14,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParseResult;
 
 final class UpdateCommand extends Subcommand {
     String resources;
@@ -40,55 +39,67 @@ final class UpdateCommand extends Subcommand {
 
     String id;
 
+    private static final List<Flag> FLAGS = List.of(
+            Flag.string("resources, r",
+                    "path to the file containing the resources to update or '-' to read from the standard input"),
+            Flag.string("blkio-weight", "specifies per cgroup weight, range is from 10 to 1000"),
+            Flag.string("cpu-period", "CPU CFS period to be used for hardcapping (in usecs). 0 to use system default"),
+            Flag.string("cpu-quota", "CPU CFS hardcap limit (in usecs). Allowed cpu time in a given period"),
+            Flag.string("cpu-burst", "CPU CFS hardcap burst limit (in usecs). Allowed accumulated cpu time additionally for burst a given period"),
+            Flag.string("cpu-share", "CPU shares (relative weight vs. other containers)"),
+            Flag.string("cpu-rt-period", "CPU realtime period to be used for hardcapping (in usecs). 0 to use system default"),
+            Flag.string("cpu-rt-runtime", "CPU realtime hardcap limit (in usecs). Allowed cpu time in a given period"),
+            Flag.string("cpuset-cpus", "CPU(s) to use"),
+            Flag.string("cpuset-mems", "Memory node(s) to use"),
+            Flag.string("cpu-idle", "set cgroup SCHED_IDLE or not, 0: default behavior, 1: SCHED_IDLE"),
+            Flag.string("memory", "Memory limit (in bytes)"),
+            Flag.string("memory-reservation", "Memory reservation or soft_limit (in bytes)"),
+            Flag.string("memory-swap", "Total memory usage (memory + swap); set '-1' to enable unlimited swap"),
+            Flag.string("kernel-memory", "(obsoleted; do not use)").hide(),
+            Flag.string("kernel-memory-tcp", "(obsoleted; do not use)").hide(),
+            Flag.string("pids-limit", "Maximum number of pids allowed in the container"),
+            Flag.string("l3-cache-schema", "The string of Intel RDT/CAT L3 cache schema"),
+            Flag.string("mem-bw-schema", "The string of Intel RDT/MBA memory bandwidth schema"));
+
     @Override
-    CommandSpec spec() {
-        return Cli.command(this, "update", "update container resource constraints",
-                Cli.option("resources", String.class,
-                        "path to a file containing the resources to update or '-' to read from the standard input",
-                        "-r", "--resources"),
-                Cli.option("blkioWeight", Integer.class, null, "--blkio-weight"),
-                Cli.option("cpuPeriod", String.class, null, "--cpu-period"),
-                Cli.option("cpuQuota", String.class, null, "--cpu-quota"),
-                Cli.option("cpuBurst", String.class, null, "--cpu-burst"),
-                Cli.option("cpuShare", String.class, null, "--cpu-share"),
-                Cli.option("cpuRtPeriod", String.class, null, "--cpu-rt-period"),
-                Cli.option("cpuRtRuntime", String.class, null, "--cpu-rt-runtime"),
-                Cli.option("cpusetCpus", String.class, null, "--cpuset-cpus"),
-                Cli.option("cpusetMems", String.class, null, "--cpuset-mems"),
-                Cli.option("cpuIdle", String.class, null, "--cpu-idle"),
-                Cli.option("memory", String.class, null, "--memory"),
-                Cli.option("memoryReservation", String.class, null, "--memory-reservation"),
-                Cli.option("memorySwap", String.class, null, "--memory-swap"),
-                Cli.option("kernelMemory", String.class, null, "--kernel-memory"),
-                Cli.option("kernelMemoryTcp", String.class, null, "--kernel-memory-tcp"),
-                Cli.option("pidsLimit", Long.class, null, "--pids-limit"),
-                Cli.option("l3CacheSchema", String.class, null, "--l3-cache-schema"),
-                Cli.option("memBwSchema", String.class, null, "--mem-bw-schema"),
-                Cli.id());
+    String name() {
+        return "update";
     }
 
     @Override
-    void read(ParseResult parsed) {
-        resources = parsed.matchedOptionValue("--resources", resources);
-        blkioWeight = parsed.matchedOptionValue("--blkio-weight", blkioWeight);
-        cpuPeriod = parsed.matchedOptionValue("--cpu-period", cpuPeriod);
-        cpuQuota = parsed.matchedOptionValue("--cpu-quota", cpuQuota);
-        cpuBurst = parsed.matchedOptionValue("--cpu-burst", cpuBurst);
-        cpuShare = parsed.matchedOptionValue("--cpu-share", cpuShare);
-        cpuRtPeriod = parsed.matchedOptionValue("--cpu-rt-period", cpuRtPeriod);
-        cpuRtRuntime = parsed.matchedOptionValue("--cpu-rt-runtime", cpuRtRuntime);
-        cpusetCpus = parsed.matchedOptionValue("--cpuset-cpus", cpusetCpus);
-        cpusetMems = parsed.matchedOptionValue("--cpuset-mems", cpusetMems);
-        cpuIdle = parsed.matchedOptionValue("--cpu-idle", cpuIdle);
-        memory = parsed.matchedOptionValue("--memory", memory);
-        memoryReservation = parsed.matchedOptionValue("--memory-reservation", memoryReservation);
-        memorySwap = parsed.matchedOptionValue("--memory-swap", memorySwap);
-        kernelMemory = parsed.matchedOptionValue("--kernel-memory", kernelMemory);
-        kernelMemoryTcp = parsed.matchedOptionValue("--kernel-memory-tcp", kernelMemoryTcp);
-        pidsLimit = parsed.matchedOptionValue("--pids-limit", pidsLimit);
-        l3CacheSchema = parsed.matchedOptionValue("--l3-cache-schema", l3CacheSchema);
-        memBwSchema = parsed.matchedOptionValue("--mem-bw-schema", memBwSchema);
-        id = parsed.matchedPositionalValue(0, id);
+    String description() {
+        return "update container resource constraints";
+    }
+
+    @Override
+    List<Flag> flags() {
+        return FLAGS;
+    }
+
+    @Override
+    void read(Arguments args) {
+        resources = args.string("resources", null);
+        String weight = args.string("blkio-weight", null);
+        blkioWeight = weight == null ? null : number("--blkio-weight", weight).intValue();
+        cpuPeriod = args.string("cpu-period", null);
+        cpuQuota = args.string("cpu-quota", null);
+        cpuBurst = args.string("cpu-burst", null);
+        cpuShare = args.string("cpu-share", null);
+        cpuRtPeriod = args.string("cpu-rt-period", null);
+        cpuRtRuntime = args.string("cpu-rt-runtime", null);
+        cpusetCpus = args.string("cpuset-cpus", null);
+        cpusetMems = args.string("cpuset-mems", null);
+        cpuIdle = args.string("cpu-idle", null);
+        memory = args.string("memory", null);
+        memoryReservation = args.string("memory-reservation", null);
+        memorySwap = args.string("memory-swap", null);
+        kernelMemory = args.string("kernel-memory", null);
+        kernelMemoryTcp = args.string("kernel-memory-tcp", null);
+        String pids = args.string("pids-limit", null);
+        pidsLimit = pids == null ? null : number("--pids-limit", pids);
+        l3CacheSchema = args.string("l3-cache-schema", null);
+        memBwSchema = args.string("mem-bw-schema", null);
+        id = args.positional(0);
     }
 
     @Override

@@ -1,0 +1,91 @@
+package io.jrunc.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Go's flag rules, which runc's callers rely on, and Go's wording for the errors. */
+class ArgumentsTest {
+    private static final List<Flag> FLAGS = List.of(
+            Flag.string("bundle, b", "bundle"),
+            Flag.bool("force, f", "force"),
+            Flag.integer("preserve-fds", "fds"),
+            Flag.list("env, e", "env"));
+
+    private static Arguments parse(String... args) {
+        return Arguments.parse(FLAGS, args, 0);
+    }
+
+    @Test
+    void oneOrTwoDashesAndBothValueForms() {
+        for (String[] line : List.of(new String[] {"--bundle", "/b", "id"}, new String[] {"-bundle", "/b", "id"},
+                new String[] {"--bundle=/b", "id"}, new String[] {"-b", "/b", "id"}, new String[] {"-b=/b", "id"})) {
+            Arguments a = parse(line);
+            assertEquals("/b", a.string("bundle", null), String.join(" ", line));
+            assertEquals("id", a.positional(0));
+        }
+    }
+
+    @Test
+    void booleansTakeGoValues() {
+        assertTrue(parse("--force", "x").flag("force"));
+        assertTrue(parse("-f=true", "x").flag("force"));
+        assertFalse(parse("--force=false", "x").flag("force"));
+        assertFalse(parse("x").flag("force"));
+        var e = assertThrows(Arguments.UsageException.class, () -> parse("--force=maybe", "x"));
+        assertEquals("invalid boolean value \"maybe\" for -force: parse error", e.getMessage());
+    }
+
+    @Test
+    void flagsEndAtTheFirstPositionalOrDoubleDash() {
+        Arguments a = parse("-e", "A=1", "id", "sh", "-c", "--force");
+        assertEquals(List.of("id", "sh", "-c", "--force"), a.positionalFrom(0));
+        assertFalse(a.flag("force"));
+        assertEquals(List.of("-f"), parse("--", "-f").positionalFrom(0));
+        assertEquals(List.of("-"), parse("-").positionalFrom(0), "a lone dash is an argument");
+    }
+
+    @Test
+    void listsKeepEveryValueAndScalarsTheLast() {
+        Arguments a = parse("-e", "A=1", "--env=B=2", "-b", "one", "-b", "two");
+        assertEquals(List.of("A=1", "B=2"), a.list("env"));
+        assertEquals("two", a.string("bundle", null));
+        assertNull(a.positional(0));
+    }
+
+    @Test
+    void errorsUseGoWording() {
+        assertEquals("flag provided but not defined: -bogus",
+                assertThrows(Arguments.UsageException.class, () -> parse("--bogus")).getMessage());
+        assertEquals("flag needs an argument: -bundle",
+                assertThrows(Arguments.UsageException.class, () -> parse("--bundle")).getMessage());
+        assertEquals("invalid value \"x\" for flag -preserve-fds: parse error",
+                assertThrows(Arguments.UsageException.class, () -> parse("--preserve-fds", "x")).getMessage());
+        assertEquals("bad flag syntax: ---x",
+                assertThrows(Arguments.UsageException.class, () -> parse("---x")).getMessage());
+        assertEquals(3, parse("--preserve-fds=3").integer("preserve-fds", 0));
+    }
+
+    @Test
+    void helpIsAlwaysKnown() {
+        assertTrue(parse("--help").helpRequested());
+        assertTrue(parse("-h").helpRequested());
+    }
+
+    @Test
+    void everyCommandHasHelpAndUniqueFlagNames() {
+        for (Subcommand c : Main.commands()) {
+            String help = Help.command(c);
+            assertTrue(help.startsWith("NAME:\n   jrunc " + c.name() + " - "), help);
+            List<String> names = c.flags().stream().flatMap(f -> f.names().stream()).toList();
+            assertEquals(names.size(), names.stream().distinct().count(), c.name() + ": " + names);
+        }
+        assertEquals("list", Main.command("ls").name());
+        assertNull(Main.command("checkpoint"));
+    }
+}
