@@ -65,7 +65,7 @@ launcher:
 	@cp runtime/target/jrunc-runtime-*.jar $(BUILD)/lib/jrunc.jar
 	@$(call render-launcher,$(abspath $(BUILD))/lib,$(BUILD)/bin/jrunc)
 	@$(MAKE) --no-print-directory aot-cache
-	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)$$([ -f $(BUILD)/lib/jrunc.aot ] && echo ' and an AOT cache')"
+	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)$$(ls $(BUILD)/lib/*.aot >/dev/null 2>&1 && echo " and AOT caches")"
 
 # The AOT cache needs root (training runs real containers) and busybox-static; without them the
 # launcher simply runs without it.
@@ -126,7 +126,7 @@ install: build
 	install -m 644 $(BUILD)/lib/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc/
 	$(call render-launcher,$(PREFIX)/lib/jrunc,$(DESTDIR)$(PREFIX)/bin/jrunc)
 	@# A cache is valid only for the jar paths it was trained with: train again at the new place.
-	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/jrunc.aot
+	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.aot
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ -x /bin/busybox ]; then \
 	  scripts/aot-train.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(PREFIX)/lib/jrunc $(abspath $(BUILD))/aot-install; fi
 

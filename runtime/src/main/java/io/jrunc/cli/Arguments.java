@@ -30,6 +30,15 @@ final class Arguments {
 
     /** Parses {@code args[from..]} against {@code flags}; -h/--help is always known. */
     static Arguments parse(List<Flag> flags, String[] args, int from) {
+        return parse(flags, args, from, false);
+    }
+
+    /** As {@link #parse(List, String[], int)}, with urfave/cli's reordering first when {@code reorder}. */
+    static Arguments parse(List<Flag> flags, String[] args, int from, boolean reorder) {
+        if (reorder) {
+            args = reorder(flags, args, from);
+            from = 0;
+        }
         Arguments parsed = new Arguments();
         int i = from;
         while (i < args.length) {
@@ -87,6 +96,46 @@ final class Arguments {
             parsed.positional.add(args[i]);
         }
         return parsed;
+    }
+
+    /**
+     * urfave/cli v1's reorderArgs: the command's known flags, each with the argument after it when that
+     * does not start with a dash (it may be the flag's value), go first; everything else keeps its
+     * order after them; nothing after {@code --} moves.
+     */
+    private static String[] reorder(List<Flag> flags, String[] args, int from) {
+        List<String> moved = new ArrayList<>();
+        List<String> rest = new ArrayList<>();
+        boolean mayBeValue = false;
+        for (int i = from; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--")) {
+                for (; i < args.length; i++) {
+                    rest.add(args[i]);
+                }
+                break;
+            }
+            if (mayBeValue && !arg.startsWith("-")) {
+                mayBeValue = false;
+                moved.add(arg);
+            } else if (isKnownFlag(flags, arg)) {
+                moved.add(arg);
+                mayBeValue = !arg.contains("=");
+            } else {
+                rest.add(arg);
+            }
+        }
+        moved.addAll(rest);
+        return moved.toArray(new String[0]);
+    }
+
+    private static boolean isKnownFlag(List<Flag> flags, String arg) {
+        if (arg.length() < 2 || arg.charAt(0) != '-' || arg.equals("--")) {
+            return false;
+        }
+        String name = arg.substring(arg.charAt(1) == '-' ? 2 : 1);
+        int eq = name.indexOf('=');
+        return find(flags, eq < 0 ? name : name.substring(0, eq)) != null;
     }
 
     private static Flag find(List<Flag> flags, String name) {

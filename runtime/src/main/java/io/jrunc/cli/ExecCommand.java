@@ -76,6 +76,11 @@ final class ExecCommand extends Subcommand {
     }
 
     @Override
+    boolean flagsAfterArguments() {
+        return false; // the process's own arguments follow the id
+    }
+
+    @Override
     void read(Arguments parsed) {
         consoleSocket = Cli.path(parsed.string("console-socket", null));
         pidfdSocket = Cli.path(parsed.string("pidfd-socket", null));

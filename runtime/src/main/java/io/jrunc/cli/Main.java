@@ -90,8 +90,8 @@ public final class Main {
      * the exec gate; HotSpot's exit (VM_Exit) waits up to 300 ms for threads in native code to return,
      * which would add that to every such call. Nothing jrunc does needs the JVM's shutdown sequence:
      * files are written and closed synchronously, locks go with the process. Commands that never
-     * touched native code leave the ordinary way, which then costs nothing and spares them FFM's
-     * start-up (docs/PERFORMANCE.md).
+     * touched native code leave through Runtime.halt instead, which spares them FFM's start-up; not
+     * System.exit, which first starts the JDK's logging to record the exit (docs/PERFORMANCE.md).
      */
     public static void main(String[] args) {
         int status = run(args);
@@ -100,7 +100,7 @@ public final class Main {
         if (io.jrunc.bindings.NativeAccess.used()) {
             io.jrunc.bindings.Processes.exitNow(status);
         }
-        System.exit(status);
+        Runtime.getRuntime().halt(status);
     }
 
     /** The subcommand called {@code name} (or runc's alias "ls"), or null. */
@@ -173,7 +173,7 @@ public final class Main {
         try {
             Arguments parsed;
             try {
-                parsed = Arguments.parse(sub.flags(), args, at);
+                parsed = Arguments.parse(sub.flags(), args, at, sub.flagsAfterArguments());
             } catch (Arguments.UsageException e) {
                 main.configure();
                 return incorrectUsage("Incorrect Usage: ", e, Help.command(sub));

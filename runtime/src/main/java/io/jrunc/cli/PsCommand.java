@@ -41,6 +41,11 @@ final class PsCommand extends Subcommand {
     }
 
     @Override
+    boolean flagsAfterArguments() {
+        return false; // the process's own arguments follow the id
+    }
+
+    @Override
     void read(Arguments args) {
         format = args.string("format", format);
         id = args.positional(0);

@@ -25,6 +25,14 @@ abstract class Subcommand implements Callable<Integer> {
         return List.of();
     }
 
+    /**
+     * Whether flags given after the arguments count as this command's (urfave/cli's reordering); not
+     * for commands whose trailing arguments are a process's own.
+     */
+    boolean flagsAfterArguments() {
+        return true;
+    }
+
     /** Copies what was given on the command line into the fields; fields keep their defaults otherwise. */
     abstract void read(Arguments args);
 }

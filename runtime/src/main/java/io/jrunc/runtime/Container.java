@@ -2,7 +2,6 @@ package io.jrunc.runtime;
 
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
-import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Processes;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
@@ -15,6 +14,9 @@ import io.jrunc.spec.SpecLoader;
 import io.jrunc.spec.State;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -22,7 +24,8 @@ import java.time.Instant;
 /**
  * An existing container, loaded from its state directory and locked for the duration of one
  * command. Status is derived on every load, as runc does: the init process gone (or replaced, by
- * start time) means stopped; the exec FIFO still present means created; otherwise running.
+ * start time) means stopped; a frozen cgroup means paused; the exec FIFO still present means created;
+ * otherwise running.
  */
 public final class Container implements AutoCloseable {
     private final ContainerDirectory dir;
@@ -82,10 +85,11 @@ public final class Container implements AutoCloseable {
         if (state.pid() <= 0 || !ProcStat.isSameLiveProcess(state.pid(), state.pidStartTime())) {
             return Status.STOPPED;
         }
-        if (Files.exists(dir.execFifo())) {
-            return Status.CREATED;
+        // runc checks the freezer first: a created container that was paused is paused
+        if (frozen()) {
+            return Status.PAUSED;
         }
-        return frozen() ? Status.PAUSED : Status.RUNNING;
+        return Files.exists(dir.execFifo()) ? Status.CREATED : Status.RUNNING;
     }
 
     private boolean frozen() {
@@ -201,8 +205,15 @@ public final class Container implements AutoCloseable {
     }
 
     /**
-     * Releases the process waiting at the exec gate: opening the FIFO for reading unblocks its pending
-     * open for writing; EOF follows when the program exec'd (the write end is close-on-exec).
+     * Releases the process waiting at the exec gate, whose open of the FIFO for writing is pending
+     * until a reader opens it, and waits until the program has been exec'd (the write end is
+     * close-on-exec) or the process died.
+     *
+     * <p>The FIFO is first opened read-write, which never blocks and completes the child's open; a
+     * plain read-only open would block forever if the child had died meanwhile, with no writer left.
+     * With that descriptor held a read-only open cannot block either; once the read-write one is closed
+     * the child's is the only write end, so EOF on the reader means exec or death. Plain JDK file
+     * channels do this, so `start` needs no native call of its own (docs/PERFORMANCE.md).
      */
     public void start() {
         switch (status()) {
@@ -211,32 +222,20 @@ public final class Container implements AutoCloseable {
             case CREATED -> { }
         }
         Hooks.startContainer(this);
-        int fd = FileDescriptors.open(dir.execFifo().toString(),
-                FileDescriptors.O_RDONLY | FileDescriptors.O_NONBLOCK | FileDescriptors.O_CLOEXEC);
-        try {
-            while (true) {
-                short ev = FileDescriptors.poll(fd, FileDescriptors.POLLIN, 100);
-                if ((ev & (FileDescriptors.POLLHUP | FileDescriptors.POLLIN)) != 0) {
-                    byte[] buf = new byte[1];
-                    int n;
-                    try {
-                        n = FileDescriptors.read(fd, buf, 1);
-                    } catch (ErrnoException e) {
-                        if (e.is(Errno.EAGAIN)) {
-                            continue;
-                        }
-                        throw e;
-                    }
-                    if (n == 0) {
-                        break;
-                    }
-                }
-                if (!ProcStat.isSameLiveProcess(state.pid(), state.pidStartTime())) {
-                    break;
-                }
+        Path fifo = dir.execFifo();
+        FileChannel reader;
+        try (FileChannel both = FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            reader = FileChannel.open(fifo, StandardOpenOption.READ);
+        } catch (IOException e) {
+            throw new UncheckedIOException("opening the exec fifo", e);
+        }
+        try (reader) {
+            ByteBuffer buf = ByteBuffer.allocate(16);
+            while (reader.read(buf.clear()) >= 0) {
+                // the child writes nothing; EOF is the signal
             }
-        } finally {
-            FileDescriptors.close(fd);
+        } catch (IOException e) {
+            throw new UncheckedIOException("waiting on the exec fifo", e);
         }
         try {
             Files.deleteIfExists(dir.execFifo());

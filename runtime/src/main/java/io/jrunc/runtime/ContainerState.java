@@ -2,8 +2,6 @@ package io.jrunc.runtime;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import io.jrunc.cgroups.CgroupLocation;
 import io.jrunc.cgroups.CgroupMode;
 import java.io.ByteArrayOutputStream;
@@ -18,8 +16,8 @@ import java.util.TreeMap;
 /**
  * What jrunc persists for a container in ROOT/ID/state.json. The config itself is kept verbatim
  * beside it (ROOT/ID/config.json) and parsed only by commands that need it, because every jrunc
- * command reads this file and parsing a whole config costs start-up time. For the same reason this
- * record is read and written with Jackson's streaming API rather than by databind introspection.
+ * command reads this file and parsing a whole config costs start-up time. For the same reason it is
+ * written with Jackson's streaming generator and read with {@link JsonTree}, not by databind.
  *
  * @param pid          the init process in the host's pid namespace
  * @param pidStartTime its start time (/proc/PID/stat field 22), which guards against pid reuse
@@ -71,68 +69,43 @@ public record ContainerState(String id, int pid, long pidStartTime, String ociVe
     }
 
     public static ContainerState fromJson(byte[] json) {
-        String id = null, ociVersion = null, bundle = null, rootfs = null, created = null, owner = "";
-        int pid = 0;
-        long start = 0;
-        Map<String, String> annotations = null;
-        List<String> hooks = new ArrayList<>();
-        CgroupMode mode = null;
-        Map<String, String> dirs = new TreeMap<>();
-        try (JsonParser p = JSON.createParser(json)) {
-            expect(p.nextToken(), JsonToken.START_OBJECT);
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                p.nextToken();
-                switch (field) {
-                    case "id" -> id = p.getText();
-                    case "pid" -> pid = p.getIntValue();
-                    case "pidStartTime" -> start = p.getLongValue();
-                    case "ociVersion" -> ociVersion = p.getText();
-                    case "bundle" -> bundle = p.getText();
-                    case "rootfs" -> rootfs = p.getText();
-                    case "created" -> created = p.getText();
-                    case "owner" -> owner = p.getText();
-                    case "annotations" -> annotations = stringMap(p, new LinkedHashMap<>());
-                    case "hooks" -> {
-                        while (p.nextToken() != JsonToken.END_ARRAY) {
-                            hooks.add(p.getText());
-                        }
-                    }
-                    case "cgroup" -> {
-                        while (p.nextToken() == JsonToken.FIELD_NAME) {
-                            String f = p.currentName();
-                            p.nextToken();
-                            if (f.equals("mode")) {
-                                mode = CgroupMode.valueOf(p.getText());
-                            } else if (f.equals("directories")) {
-                                stringMap(p, dirs);
-                            } else {
-                                p.skipChildren();
-                            }
-                        }
-                    }
-                    default -> p.skipChildren();
+        try {
+            if (!(JsonTree.parse(json) instanceof Map<?, ?> m)) {
+                throw new IllegalArgumentException("not an object");
+            }
+            Map<String, String> dirs = new TreeMap<>();
+            CgroupMode mode = null;
+            if (m.get("cgroup") instanceof Map<?, ?> cg) {
+                mode = cg.get("mode") instanceof String s ? CgroupMode.valueOf(s) : null;
+                strings(cg.get("directories"), dirs);
+            }
+            List<String> hooks = new ArrayList<>();
+            if (m.get("hooks") instanceof List<?> list) {
+                for (Object h : list) {
+                    hooks.add((String) h);
                 }
             }
-        } catch (IOException | RuntimeException e) {
+            Map<String, String> annotations = m.get("annotations") == null ? null
+                    : strings(m.get("annotations"), new LinkedHashMap<>());
+            return new ContainerState((String) m.get("id"), (int) number(m.get("pid")), number(m.get("pidStartTime")),
+                    (String) m.get("ociVersion"), (String) m.get("bundle"), (String) m.get("rootfs"),
+                    (String) m.get("created"), m.get("owner") instanceof String o ? o : "", annotations,
+                    List.copyOf(hooks), new CgroupLocation(mode, dirs));
+        } catch (RuntimeException e) {
             throw new ContainerException("corrupt container state: " + e.getMessage(), e);
         }
-        return new ContainerState(id, pid, start, ociVersion, bundle, rootfs, created, owner, annotations,
-                List.copyOf(hooks), new CgroupLocation(mode, dirs));
     }
 
-    private static Map<String, String> stringMap(JsonParser p, Map<String, String> into) throws IOException {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String key = p.currentName();
-            p.nextToken();
-            into.put(key, p.getText());
+    private static long number(Object value) {
+        return value == null ? 0 : (Long) value;
+    }
+
+    private static Map<String, String> strings(Object object, Map<String, String> into) {
+        if (object instanceof Map<?, ?> map) {
+            for (var e : map.entrySet()) {
+                into.put((String) e.getKey(), (String) e.getValue());
+            }
         }
         return into;
-    }
-
-    private static void expect(JsonToken actual, JsonToken wanted) throws IOException {
-        if (actual != wanted) {
-            throw new IOException("expected " + wanted + ", got " + actual);
-        }
     }
 }

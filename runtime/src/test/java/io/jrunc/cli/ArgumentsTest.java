@@ -51,6 +51,18 @@ class ArgumentsTest {
     }
 
     @Test
+    void knownFlagsAfterTheArgumentsMoveInFrontAsUrfaveDoes() {
+        Arguments a = Arguments.parse(FLAGS, new String[] {"id", "--force", "--bundle", "/b", "x", "--bogus"}, 0, true);
+        assertTrue(a.flag("force"));
+        assertEquals("/b", a.string("bundle", null));
+        assertEquals(List.of("id", "x", "--bogus"), a.positionalFrom(0), "unknown flags stay where they were");
+        Arguments kept = Arguments.parse(FLAGS, new String[] {"id", "--", "--force"}, 0, true);
+        assertFalse(kept.flag("force"), "nothing after -- moves");
+        assertEquals(List.of("id", "--", "--force"), kept.positionalFrom(0), "as Go leaves them");
+        assertFalse(parse("id", "--force").flag("force"), "without reordering the first argument ends the flags");
+    }
+
+    @Test
     void listsKeepEveryValueAndScalarsTheLast() {
         Arguments a = parse("-e", "A=1", "--env=B=2", "-b", "one", "-b", "two");
         assertEquals(List.of("A=1", "B=2"), a.list("env"));

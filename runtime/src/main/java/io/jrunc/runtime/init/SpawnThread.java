@@ -41,8 +41,33 @@ public final class SpawnThread {
     }
 
     public SpawnThread start() {
+        openClassPath();
         thread.start();
         return this;
+    }
+
+    private static volatile boolean classPathOpen;
+
+    /**
+     * Opens every jar of the class path before a thread leaves the host's mount namespace or root.
+     * With the AOT cache most classes never touch their jar, so a jar may still be unopened when the
+     * spawning thread, now behind pivot_root or in the container's mount namespace, first needs a class
+     * the cache lacks (an exception on an error path, say): its path no longer resolves there, and the
+     * load would fail. An opened jar is read through its descriptor, wherever the thread's root is.
+     */
+    private static void openClassPath() {
+        if (classPathOpen) {
+            return;
+        }
+        try {
+            var manifests = ClassLoader.getSystemClassLoader().getResources("META-INF/MANIFEST.MF");
+            while (manifests.hasMoreElements()) {
+                manifests.nextElement();
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("opening the class path", e);
+        }
+        classPathOpen = true;
     }
 
     /** Called by the body on its own thread just before it spawns. */

@@ -1,0 +1,60 @@
+package io.jrunc.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.jrunc.cgroups.CgroupLocation;
+import io.jrunc.cgroups.CgroupMode;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class JsonTreeTest {
+    private static Object parse(String json) {
+        return JsonTree.parse(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void valuesOfEveryKind() {
+        Map<String, Object> expected = new LinkedHashMap<>();
+        expected.put("s", "a\"b\\c/\n\t\u00e9\u2603");
+        expected.put("n", -12L);
+        expected.put("big", 9007199254740993L);
+        expected.put("f", 1.5e3);
+        expected.put("t", true);
+        expected.put("no", false);
+        expected.put("z", null);
+        expected.put("a", Arrays.asList(1L, "x", List.of(), Map.of()));
+        assertEquals(expected, parse(" {\"s\":\"a\\\"b\\\\c\\/\\n\\t\u00e9\\u2603\", \"n\" : -12, \"big\":9007199254740993,"
+                + "\"f\":1.5e3,\"t\":true,\"no\":false,\"z\":null,\"a\":[1,\"x\",[],{}]}\n"));
+    }
+
+    @Test
+    void malformedInputIsRefused() {
+        for (String bad : List.of("", "{", "{\"a\"}", "{\"a\":1,}", "[1 2]", "\"x", "\"\\q\"", "tru", "{} x", "\"a\nb\"")) {
+            assertThrows(IllegalArgumentException.class, () -> parse(bad), bad);
+        }
+    }
+
+    @Test
+    void stateFileRoundTrips() {
+        Map<String, String> dirs = new TreeMap<>(Map.of("memory", "/sys/fs/cgroup/memory/x", "pids", "/p \"q\""));
+        ContainerState state = new ContainerState("id-1", 4242, 123456789012L, "1.2.1", "/b", "/b/rootfs",
+                "2026-12-01T08:00:00.123456789Z", "root", Map.of("k", "v\u00e9"), List.of("poststop"),
+                new CgroupLocation(CgroupMode.HYBRID, dirs));
+        assertEquals(state, ContainerState.fromJson(state.toJson()));
+        ContainerState bare = new ContainerState("b", 0, 0, "1.2.1", "/b", "/r", "t", "", null, List.of(),
+                new CgroupLocation(CgroupMode.UNIFIED, new TreeMap<>(Map.of("", "/sys/fs/cgroup/b"))));
+        assertEquals(bare, ContainerState.fromJson(bare.toJson()));
+    }
+
+    @Test
+    void aCorruptStateFileSaysSo() {
+        var e = assertThrows(ContainerException.class, () -> ContainerState.fromJson("{\"pid\":".getBytes()));
+        assertEquals("corrupt container state: unexpected end of input at offset 7", e.getMessage());
+    }
+}
