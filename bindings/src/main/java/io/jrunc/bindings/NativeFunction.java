@@ -8,24 +8,26 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
- * A libc function, called through one shared downcall shape: six 64-bit integer arguments and a
+ * A libc function, called through one shared downcall shape: seven 64-bit integer arguments and a
  * 64-bit integer result, with errno captured.
  *
  * <p>Why one shape: the linker generates and caches a stub per (descriptor, options), and generating
  * one costs tens of milliseconds of method-handle spinning on a cold JVM. With a descriptor per
  * function, every jrunc call paid that for each of the ~40 functions it touches; with one shape it
- * pays once. This is sound for the functions linked here, all non-variadic with at most six integer
- * or pointer parameters: on x86-64 (System V) and aarch64 (AAPCS64) such arguments travel in general
- * registers whether declared int, long or pointer, extra arguments land in registers the callee
- * ignores, and an int result is the low half of the result register, so {@link #call} narrows it
- * according to the declared C signature. {@code declared} keeps that signature: tests compare it
+ * pays once. This is sound for the functions linked here, with at most seven integer or pointer
+ * parameters: on x86-64 (System V) and aarch64 (AAPCS64) such arguments travel in general registers
+ * (the seventh on x86-64 on the stack, which the caller owns) whether declared int, long or pointer,
+ * extra arguments land where the callee never looks, and an int result is the low half of the result
+ * register, so {@link #call} narrows it according to the declared C signature. The one variadic
+ * function, syscall(2), is glibc assembly that only moves registers (it reads neither %al nor a
+ * va_list), so the fixed shape serves it too. {@code declared} keeps that signature: tests compare it
  * with jextract's output, and the constructor refuses anything the shape cannot carry.
  */
 final class NativeFunction {
-    static final int MAX_ARGS = 6;
+    static final int MAX_ARGS = 7;
     private static final FunctionDescriptor SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_LONG,
             ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
-            ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
+            ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
 
     final String name;
     final FunctionDescriptor declared;
@@ -65,12 +67,16 @@ final class NativeFunction {
                 default -> throw new IllegalArgumentException(name + ": unsupported argument " + args[i].getClass());
             };
         }
-        long r;
+        long r = invoke(state, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+        return intResult ? (int) r : r;
+    }
+
+    /** The raw call, every argument already a 64-bit value; errno is left in {@code state}. */
+    long invoke(MemorySegment state, long a0, long a1, long a2, long a3, long a4, long a5, long a6) {
         try {
-            r = (long) handle.invokeExact(state, a[0], a[1], a[2], a[3], a[4], a[5]);
+            return (long) handle.invokeExact(state, a0, a1, a2, a3, a4, a5, a6);
         } catch (Throwable t) {
             throw new AssertionError(name, t);
         }
-        return intResult ? (int) r : r;
     }
 }

@@ -4,9 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
 /**
  * Raw system calls through glibc's variadic {@code syscall(2)}, for calls glibc has no wrapper for
@@ -14,16 +12,16 @@ import java.lang.invoke.MethodHandle;
  * glibc's setresuid/setresgid/setgroups change the credentials of every thread in the process, while
  * the raw system call changes only the calling thread's, which is what the container thread needs.
  *
- * <p>All arguments are passed as 64-bit values, which is how the x86-64 and aarch64 variadic calling
- * conventions pass integers and pointers anyway; one handle serves every call.
+ * <p>All arguments are passed as 64-bit values, which is how the x86-64 and aarch64 calling conventions
+ * pass integers and pointers anyway; syscall goes through the facade's one shared downcall shape
+ * ({@link NativeFunction} says why that is sound for it).
  */
 public final class Syscalls {
     private Syscalls() {}
 
-    private static final MethodHandle SYSCALL = Downcall.linkShared("syscall",
+    private static final NativeFunction SYSCALL = Downcall.function("syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                    JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
+                    JAVA_LONG));
 
     /** Calls {@code syscall(nr, args...)}; throws on -1 with the errno the call set. */
     public static long call(String name, String subject, long nr, long... args) {
@@ -31,7 +29,7 @@ public final class Syscalls {
         System.arraycopy(args, 0, a, 0, args.length);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Downcall.errnoSegment(arena);
-            long r = (long) SYSCALL.invokeExact(state, nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+            long r = SYSCALL.invoke(state, nr, a[0], a[1], a[2], a[3], a[4], a[5]);
             if (r == -1) {
                 throw new ErrnoException(name, Downcall.errno(state), subject);
             }
