@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * Reads config.json, an exec process.json or a resources document into the records with hand-written
- * code on Jackson's streaming parser: no databind, no reflection.
+ * code on a token stream: {@link StrictTokens} first, Jackson's streaming parser when that declines or
+ * anything fails. No databind, no reflection.
  *
  * <p>Why: every jrunc command is a fresh JVM, and databind's first read of {@link Spec} spends most of a
  * second introspecting some fifty record types before it parses a byte. This reader needs only
@@ -37,7 +38,7 @@ public final class SpecReader {
     private static final int UINT64_BITS = 64;
 
     /** What a list or map holds, or which document is read: one switch instead of a lambda per type. */
-    private enum Kind {
+    enum Kind {
         SPEC, PROCESS, RESOURCES,
         STRING, INT64,
         MOUNT, HOOK, RLIMIT, ID_MAPPING, NAMESPACE, DEVICE, NET_DEVICE, TIME_OFFSET,
@@ -45,81 +46,92 @@ public final class SpecReader {
         SYSCALL, SECCOMP_ARG
     }
 
-    private final JsonParser parser;
+    private final Tokens parser;
+    /** The jackson parser behind {@link #parser}, or null while {@link StrictTokens} reads. */
+    private final JsonParser jackson;
 
-    private SpecReader(JsonParser parser) {
+    private SpecReader(Tokens parser, JsonParser jackson) {
         this.parser = parser;
+        this.jackson = jackson;
     }
 
     /** Parses a config.json given as UTF-8; no validation (see {@link SpecLoader}). */
     public static Spec readSpec(byte[] json) throws SpecException {
-        try (JsonParser parser = JsonFactories.GO.createParser(json)) {
-            return (Spec) document(parser, Kind.SPEC);
-        } catch (IOException e) {
-            throw new SpecException("", "cannot read JSON: " + e.getMessage(), e);
-        }
+        return (Spec) read(json, Kind.SPEC);
     }
 
     /** Parses a config.json given as text; no validation. */
     public static Spec readSpec(String json) throws SpecException {
-        try (JsonParser parser = JsonFactories.GO.createParser(json)) {
-            return (Spec) document(parser, Kind.SPEC);
-        } catch (IOException e) {
-            throw new SpecException("", "cannot read JSON: " + e.getMessage(), e);
-        }
+        return (Spec) read(json, Kind.SPEC);
     }
 
     /** Parses a lone {@link Process} ({@code exec --process}) given as UTF-8; no validation. */
     public static Process readProcess(byte[] json) throws SpecException {
-        try (JsonParser parser = JsonFactories.GO.createParser(json)) {
-            return (Process) document(parser, Kind.PROCESS);
-        } catch (IOException e) {
-            throw new SpecException("", "cannot read JSON: " + e.getMessage(), e);
-        }
+        return (Process) read(json, Kind.PROCESS);
     }
 
     /** Parses a lone {@link Process} given as text; no validation. */
     public static Process readProcess(String json) throws SpecException {
-        try (JsonParser parser = JsonFactories.GO.createParser(json)) {
-            return (Process) document(parser, Kind.PROCESS);
-        } catch (IOException e) {
-            throw new SpecException("", "cannot read JSON: " + e.getMessage(), e);
-        }
+        return (Process) read(json, Kind.PROCESS);
     }
 
     /** Parses a {@link LinuxResources} document ({@code update --resources}) given as UTF-8. */
     public static LinuxResources readResources(byte[] json) throws SpecException {
-        try (JsonParser parser = JsonFactories.GO.createParser(json)) {
-            return (LinuxResources) document(parser, Kind.RESOURCES);
-        } catch (IOException e) {
-            throw new SpecException("", "cannot read JSON: " + e.getMessage(), e);
-        }
+        return (LinuxResources) read(json, Kind.RESOURCES);
     }
 
     /** Parses a {@link LinuxResources} document given as text. */
     public static LinuxResources readResources(String json) throws SpecException {
-        try (JsonParser parser = JsonFactories.GO.createParser(json)) {
-            return (LinuxResources) document(parser, Kind.RESOURCES);
+        return (LinuxResources) read(json, Kind.RESOURCES);
+    }
+
+    /**
+     * The document read by {@link StrictTokens} when it takes it, else by jackson's parser, which also
+     * words every error: a failure on the strict path only means "ask jackson".
+     */
+    private static Object read(Object json, Kind kind) throws SpecException {
+        try {
+            return readStrict(json, kind);
+        } catch (SpecException | IOException | RuntimeException refused) {
+            return readWithJackson(json, kind); // which accepts it or words the error
+        }
+    }
+
+    /** The document as {@link StrictTokens} reads it; anything thrown means it declined. */
+    static Object readStrict(Object json, Kind kind) throws SpecException, IOException {
+        StrictTokens strict = json instanceof byte[] bytes ? StrictTokens.of(bytes) : StrictTokens.of((String) json);
+        Object document = document(strict, null, kind);
+        if (document == null) {
+            throw StrictTokens.REFUSED;
+        }
+        return document;
+    }
+
+    /** The reference path: jackson-core's parser (tests compare the strict path with it). */
+    static Object readWithJackson(Object json, Kind kind) throws SpecException {
+        try (JsonParser parser = json instanceof byte[] bytes ? JsonFactories.GO.createParser(bytes)
+                : JsonFactories.GO.createParser((String) json)) {
+            return document(new Tokens.Jackson(parser), parser, kind);
         } catch (IOException e) {
             throw new SpecException("", "cannot read JSON: " + e.getMessage(), e);
         }
     }
 
     /** The same steps, in the same order, as {@link Json#read(String, Class)}. */
-    private static Object document(JsonParser parser, Kind kind) throws SpecException, IOException {
+    private static Object document(Tokens parser, JsonParser jackson, Kind kind) throws SpecException, IOException {
         Object document;
         try {
             if (parser.nextToken() == null) {
                 throw new SpecException("", "no JSON content");
             }
-            document = new SpecReader(parser).value(kind);
+            document = new SpecReader(parser, jackson).value(kind);
             if (parser.nextToken() != null) {
-                JsonLocation extra = parser.currentTokenLocation();
+                JsonLocation extra = jackson.currentTokenLocation();
                 throw new SpecException("", "unexpected content after the JSON document at line "
                         + extra.getLineNr() + ", column " + extra.getColumnNr());
             }
         } catch (JacksonException e) {
-            throw ParseFailure.describe(e, parser);
+            throw ParseFailure.describe(e, jackson);
         }
         if (document == null) {
             throw new SpecException("", "document is null, expected an object");
@@ -304,7 +316,10 @@ public final class SpecReader {
 
     /** A problem with the value at the current token; the parser's position is its JSON path. */
     private SpecException failure(String problem) {
-        return new SpecException(ParseFailure.parserPath(parser), problem);
+        if (jackson == null) {
+            throw StrictTokens.REFUSED; // jackson's parser knows the path and words it
+        }
+        return new SpecException(ParseFailure.parserPath(jackson), problem);
     }
 
     // ---- config.md -------------------------------------------------------------------------------

@@ -99,9 +99,9 @@ final class Arguments {
     }
 
     /**
-     * urfave/cli v1's reorderArgs: the command's known flags, each with the argument after it when that
-     * does not start with a dash (it may be the flag's value), go first; everything else keeps its
-     * order after them; nothing after {@code --} moves.
+     * urfave/cli v1's reorderArgs: the command's known flags, each with the argument right after it when
+     * that does not start with a dash or is "-" (it may be the flag's value), go first; everything else
+     * keeps its order after them; nothing after {@code --} moves.
      */
     private static String[] reorder(List<Flag> flags, String[] args, int from) {
         List<String> moved = new ArrayList<>();
@@ -115,14 +115,15 @@ final class Arguments {
                 }
                 break;
             }
-            if (mayBeValue && !arg.startsWith("-")) {
+            if (mayBeValue && (arg.equals("-") || !arg.startsWith("-"))) {
+                moved.add(arg); // "-" too: `update --resources - ID` reads stdin, as with runc
                 mayBeValue = false;
-                moved.add(arg);
             } else if (isKnownFlag(flags, arg)) {
                 moved.add(arg);
                 mayBeValue = !arg.contains("=");
             } else {
                 rest.add(arg);
+                mayBeValue = false;
             }
         }
         moved.addAll(rest);

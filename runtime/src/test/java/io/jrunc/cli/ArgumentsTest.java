@@ -56,6 +56,11 @@ class ArgumentsTest {
         assertTrue(a.flag("force"));
         assertEquals("/b", a.string("bundle", null));
         assertEquals(List.of("id", "x", "--bogus"), a.positionalFrom(0), "unknown flags stay where they were");
+        Arguments stdin = Arguments.parse(FLAGS, new String[] {"--bundle", "-", "id"}, 0, true);
+        assertEquals("-", stdin.string("bundle", null), "update --resources - ID");
+        assertEquals(List.of("id"), stdin.positionalFrom(0));
+        Arguments notValue = Arguments.parse(FLAGS, new String[] {"--bundle", "/b", "id", "--bogus"}, 0, true);
+        assertEquals(List.of("id", "--bogus"), notValue.positionalFrom(0));
         Arguments kept = Arguments.parse(FLAGS, new String[] {"id", "--", "--force"}, 0, true);
         assertFalse(kept.flag("force"), "nothing after -- moves");
         assertEquals(List.of("id", "--", "--force"), kept.positionalFrom(0), "as Go leaves them");
