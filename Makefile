@@ -112,7 +112,7 @@ bench: build
 	$(call apt-ensure,$(TEST_PACKAGES) $(BENCH_PACKAGES))
 	@scripts/bench.sh $(JRUNC) $(BUILD)/bench $(BENCH_N) $(BENCH_MEM_N)
 
-# Where a jrunc call's time goes: JVM start, picocli, JSON, FFM linking and a whole run, each with and
+# Where a jrunc call's time goes: JVM start, the command line, JSON, FFM linking and a whole run, each with and
 # without the AOT cache (scripts/bench-startup.sh). BENCH_STARTUP_N rounds.
 BENCH_STARTUP_N ?= 7
 bench-startup: build

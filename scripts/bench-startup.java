@@ -8,7 +8,6 @@ import io.jrunc.bindings.Namespaces;
 import io.jrunc.bindings.Processes;
 import io.jrunc.spec.SpecLoader;
 import java.nio.file.Path;
-import picocli.CommandLine;
 
 final class BenchStartup {
     public static void main(String[] args) throws Exception {
@@ -16,17 +15,11 @@ final class BenchStartup {
         String step = args[0];
         switch (step) {
             case "empty" -> { }
-            // picocli: the model of the global command and of the one subcommand jrunc registers, and
-            // parsing a `run` command line, as io.jrunc.cli.Main.run does before it executes anything.
-            case "picocli" -> {
-                String[] line = {"--root", "/nonexistent", "run", "--bundle", "/nonexistent", "id"};
-                var build = Class.forName("io.jrunc.cli.Main").getDeclaredMethod("commandLine", String[].class);
-                build.setAccessible(true);
-                CommandLine cli = (CommandLine) build.invoke(null, (Object) line);
-                cli.parseArgs(line);
-            }
-            // The bundle's config.json through SpecLoader (jackson-core's streaming parser and the
-            // hand-written SpecReader, then validation), as create and run do.
+            // The command line: jrunc's parser and a command that does nothing here (list of a root
+            // that does not exist), as io.jrunc.cli.Main.run does for every call.
+            case "cli" -> io.jrunc.cli.Main.run("--root", "/nonexistent", "list", "--quiet");
+            // The bundle's config.json through SpecLoader (the strict tokenizer and the hand-written
+            // SpecReader, then validation), as create and run do.
             case "json" -> SpecLoader.load(Path.of(args[1]));
             // FFM: the first downcall (the shared shape's stub) and then the static initializers of
             // three facade classes, which link 14 libc functions, each a bound handle of that shape.

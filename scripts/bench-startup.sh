@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Usage: bench-startup.sh JAVA "JVM FLAGS" LIB [N]
-# Where a jrunc call's time goes: each step of scripts/bench-startup.java (nothing, picocli, the
-# config's JSON, FFM linking) and a whole `run` of /bin/true, each in a fresh JVM with the launcher's
-# flags, once with LIB/jrunc.aot and once without, N rounds interleaved (default 7). Prints medians of
+# Where a jrunc call's time goes: each step of scripts/bench-startup.java (nothing, the command line,
+# the config's JSON, FFM linking) and a whole `run` of /bin/true, each in a fresh JVM with the launcher's
+# flags, once with LIB/jrunc-create.aot (the cache the launcher gives run) and once without, N rounds
+# interleaved (default 7). Prints medians of
 # the wall time of the whole JVM and of the time the step took inside it (from main()). Needs root and
 # busybox-static (for `run`). Leaves nothing behind. docs/PERFORMANCE.md.
 set -euo pipefail
 java=$1 flags=$2 lib=$(readlink -f "$3") n=${4:-7}
-[ -r "$lib/jrunc.aot" ] || { echo "bench-startup: no $lib/jrunc.aot (make build as root)" >&2; exit 1; }
+[ -r "$lib/jrunc-create.aot" ] || { echo "bench-startup: no $lib/jrunc-create.aot (make build as root)" >&2; exit 1; }
 work=$(mktemp -d /tmp/jrunc-bench-startup.XXXXXX)
 trap 'for id in $(ls "$work/root" 2>/dev/null); do "$java" $flags -jar "$lib/jrunc.jar" --root "$work/root" delete --force "$id"; done; rm -rf "$work"' EXIT
 "$(dirname "$0")/busybox-rootfs.sh" "$work/bundle/rootfs"
@@ -17,9 +18,9 @@ sed -i -e 's/"terminal": true/"terminal": false/' -e 's/"sh"/"true"/' "$work/bun
 
 # The cache accepts a class path that starts with the one it was trained with (LIB/jrunc.jar). No
 # --enable-native-access: a module option the training run did not have disables the cache (FFM warns).
-declare -A mode=([aot]="-XX:AOTCache=$lib/jrunc.aot" [noaot]="")
+declare -A mode=([aot]="-XX:AOTCache=$lib/jrunc-create.aot" [noaot]="")
 cp="$lib/jrunc.jar:$work/classes"
-steps=(empty picocli json ffm run)
+steps=(empty cli json ffm run)
 for i in $(seq "$n"); do
   for m in aot noaot; do
     for s in "${steps[@]}"; do

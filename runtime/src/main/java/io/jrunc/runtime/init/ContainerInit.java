@@ -81,7 +81,7 @@ public final class ContainerInit implements SpawnThread.Body {
         }
 
         CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(), namespaces.creates(CLONE_NEWCGROUP));
-        prepared = new RootfsBuilder(spec, rootfs, cgroupMounts).prepare(noPivot, execFifo);
+        prepared = new RootfsBuilder(spec, rootfs, cgroupMounts).prepare(noPivot, execFifo, ProcessLauncher.gateFd(preserveFds));
 
         if (spec.hostname() != null && !spec.hostname().isEmpty()) {
             requireUts("hostname");

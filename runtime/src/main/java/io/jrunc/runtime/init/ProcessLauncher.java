@@ -19,14 +19,21 @@ public final class ProcessLauncher {
     private ProcessLauncher() {}
 
     /**
-     * How the child reaches the gate FIFO: by a path inside its root ({@code opathFd} -1), or through an
-     * O_PATH descriptor of the runtime's, reopened via /proc/self/fd (needs the container's /proc).
+     * How the child reaches the gate FIFO: by a path inside its root ({@code opathFd} -1), which it
+     * opens O_PATH at {@link #gateFd} and then, by the same path, for writing (RootfsBuilder.prepare
+     * says why that survives a restarted open); or through an O_PATH descriptor of the runtime's,
+     * reopened via /proc/self/fd (needs the container's /proc).
      */
     public record Gate(String path, int opathFd) {}
 
+    /** The descriptor number the child holds the gate at: the lowest after the preserved ones. */
+    public static int gateFd(int preserveFds) {
+        return 3 + preserveFds;
+    }
+
     /** Spawns and returns the pid; blocks until the gate is opened by a reader and the program exec'd. */
     public static int spawn(SpawnRequest request, Gate gate, String ptySlave) {
-        int low = 3 + request.preserveFds();
+        int low = gateFd(request.preserveFds());
         try (PosixSpawn spawn = new PosixSpawn()) {
             spawn.cleanSignals().newSession();
             if (ptySlave != null) {
@@ -38,7 +45,11 @@ public final class ProcessLauncher {
             spawn.chdir(request.cwd());
             int writeEnd = FileDescriptors.O_WRONLY | FileDescriptors.O_CLOEXEC;
             if (gate.opathFd() < 0) {
-                spawn.closeFrom(low).open(low, gate.path(), writeEnd, 0);
+                if (!gate.path().endsWith("/self/fd/" + low)) {
+                    throw new IllegalArgumentException("gate " + gate.path() + " is not at fd " + low);
+                }
+                spawn.closeFrom(low).open(low, gate.path(), FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC, 0)
+                        .open(low + 1, gate.path(), writeEnd, 0).close(low);
             } else {
                 spawn.dup2(gate.opathFd(), low).closeFrom(low + 1)
                         .open(low + 1, "/proc/self/fd/" + low, writeEnd, 0).close(low);

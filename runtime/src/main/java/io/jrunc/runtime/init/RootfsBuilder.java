@@ -16,6 +16,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -58,11 +59,18 @@ public final class RootfsBuilder {
     /**
      * Everything up to and including the switch of root. {@code execFifo} is the host path of the exec
      * FIFO: it is bound into a small tmpfs at the first proc destination so that the container process
-     * can open it by a path inside its root, and block there until start (the tmpfs is replaced by the
+     * can open it by a path inside its root, and block there until start (the tmpfs is covered by the
      * real procfs before anything runs in the container). The tmpfs is searchable by all (0711) because
      * the process opens the FIFO after switching to the container's user.
+     *
+     * <p>The FIFO's place in the tmpfs is {@code self/fd/GATE_FD}, the path under which the real procfs
+     * shows the process's own descriptor {@code gateFd}: the process first opens it O_PATH at that
+     * number, then for writing, which blocks. If the blocked open is interrupted and restarted after
+     * the real procfs is mounted (the freezer does this when a created container is paused and
+     * resumed), the same path now resolves through procfs to the process's O_PATH descriptor, the FIFO,
+     * instead of to nothing.
      */
-    public Prepared prepare(boolean noPivot, Path execFifo) {
+    public Prepared prepare(boolean noPivot, Path execFifo, int gateFd) {
         long propagation = rootPropagation();
         Mounts.mount(null, "/", null, propagation, null);
         makeParentPrivate();
@@ -84,11 +92,17 @@ public final class RootfsBuilder {
         if (procMounts.isEmpty()) {
             throw new IllegalArgumentException("mounts: a proc mount is required");
         }
-        String gate = procMounts.getFirst().destination() + "/.jrunc-exec.fifo";
+        String gate = procMounts.getFirst().destination() + "/self/fd/" + gateFd;
         Path gateHost = ScopedPath.resolve(rootfs, procMounts.getFirst().destination());
         Mounts.mount("tmpfs", gateHost.toString(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=711,size=4k");
-        createFile(gateHost.resolve(".jrunc-exec.fifo"));
-        Mounts.mount(execFifo.toString(), gateHost.resolve(".jrunc-exec.fifo").toString(), null, MS_BIND, null);
+        Path gateDir = gateHost.resolve("self").resolve("fd");
+        try {
+            Files.createDirectories(gateDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+        } catch (IOException e) {
+            throw new UncheckedIOException("creating the exec gate's directory", e);
+        }
+        createFile(gateDir.resolve(Integer.toString(gateFd)));
+        Mounts.mount(execFifo.toString(), gateDir.resolve(Integer.toString(gateFd)).toString(), null, MS_BIND, null);
         if (noPivot) {
             // --no-pivot: move the rootfs over / and chroot, for ramdisk roots where pivot_root fails.
             FsContext.chdir(rootfs.toString());

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * `ps` (json, table, ps arguments) lists exactly the container's processes, an exec'd one included;
  * `pause` freezes them all (a busy loop's CPU time stands still, the kernel shows them frozen) and
- * `resume` thaws them; `delete --force` of a paused container leaves nothing behind.
+ * `resume` thaws them; `delete --force` of a paused container leaves nothing behind. A created
+ * container can be paused and resumed too (runc allows it) and then starts normally.
  */
 @ExtendWith(JruncExtension.class)
 class PauseAndPsTest {
@@ -95,6 +96,34 @@ class PauseAndPsTest {
         Support.waitGone(new ArrayList<>(expected));
         assertAll(() -> assertEquals(List.of(), sb.leftovers()),
                 () -> assertTrue(!java.nio.file.Files.exists(host.dir("freezer")), "freezer cgroup removed"));
+    }
+
+    /**
+     * The freezer interrupts the created container's process in its blocked open of the exec gate, and
+     * the kernel restarts the open on thaw, after the container's real /proc has covered the tmpfs the
+     * gate was first opened through: the process must still reach the gate, not die (it did, exit 127).
+     */
+    @Test
+    void aCreatedContainerPausedAndResumedStillStarts(Sandbox sb) throws Exception {
+        Bundle b = sb.bundle().sh("echo started > /tmp/mark; exec sleep 1000");
+        String id = sb.id("pause-created");
+        Path pidFile = sb.file("init.pid");
+        Jrunc j = sb.jrunc();
+        j.in(b.dir(), "create", "--pid-file", pidFile.toString(), id).ok();
+        long init = Support.pid(pidFile);
+        sb.sawPid(init);
+        j.run("pause", id).ok();
+        assertEquals("paused", Support.status(sb, id), "paused takes precedence over created, as in runc");
+        j.run("resume", id).ok();
+        assertEquals("created", Support.status(sb, id), "still waiting at the exec gate");
+        assertTrue(!Host.isZombieOrGone(init), "the process survived the thaw");
+        j.run("start", id).ok();
+        Wait.until(Duration.ofSeconds(10), "the program to run",
+                () -> j.run("exec", id, "cat", "/tmp/mark").stdout().strip().equals("started"));
+        assertEquals("running", Support.status(sb, id));
+        j.run("delete", "--force", id).ok();
+        Support.waitGone(List.of(init));
+        assertEquals(List.of(), sb.leftovers());
     }
 
     private static Set<Long> procs(HostCgroups host) {
