@@ -244,7 +244,7 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
             // runc warns and signals anyway: a list that may miss a just-forked child beats no signal
         }
         try {
-            long self = ProcessHandle.current().pid();
+            long self = io.jrunc.bindings.Processes.getpid();
             for (long pid : processes()) {
                 if (pid == self) {
                     continue;

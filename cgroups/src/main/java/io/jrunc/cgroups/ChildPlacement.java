@@ -61,7 +61,7 @@ public final class ChildPlacement implements AutoCloseable {
     }
 
     static ChildPlacement place(List<CgroupDirectory> directories, long tid) throws CgroupException {
-        long pid = ProcessHandle.current().pid();
+        long pid = io.jrunc.bindings.Processes.getpid(); // not ProcessHandle: its class initialization starts a thread pool
         Path task = Path.of("/proc/self/task/" + tid);
         if (!Files.isDirectory(task)) {
             throw new CgroupException("thread " + tid + " is not a thread of this process (pid " + pid + ")");

@@ -118,6 +118,23 @@ class DocumentWriterTest {
     }
 
     /** Compact and with every indent, through {@link Json} and against databind. */
+    @Test
+    void resourcesAreWrittenAsDatabindWritesThemAndReadBack() throws Exception {
+        String everyField = java.nio.file.Files.readString(java.nio.file.Path.of(
+                DocumentWriterTest.class.getResource("every-field.json").toURI()));
+        LinuxResources full = Json.read(everyField, Spec.class).linux().resources();
+        LinuxResources unsigned = new LinuxResources(null, new LinuxMemory(1L, null, -1L, null, null, -1L, true, null, null),
+                new LinuxCPU(-1L, -1L, -2L, -3L, null, -4L, "0-1", "", null), new LinuxPids(-1L),
+                new LinuxBlockIO(null, null, null, List.of(new LinuxThrottleDevice(8L, 0L, -1L)), null, null, null),
+                List.of(new LinuxHugepageLimit("2MB", -1L)), null, Map.of("mlx", new LinuxRdma(1L, null)),
+                Map.of("memory.high", AWKWARD));
+        for (LinuxResources r : List.of(full, unsigned, new LinuxResources(null, null, null, null, null, null, null,
+                null, null))) {
+            assertSameAsDatabind(r);
+            assertEquals(r, SpecReader.readResources(DocumentWriter.write(r, null)));
+        }
+    }
+
     private static void assertSameAsDatabind(Object value) throws JsonProcessingException {
         assertEquals(Json.writer().writeValueAsString(value), Json.write(value));
         assertEquals(Json.writer().writeValueAsString(value), DocumentWriter.write(value, null));

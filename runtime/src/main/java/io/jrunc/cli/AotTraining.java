@@ -74,6 +74,7 @@ public final class AotTraining {
                 new Step(0, "--root", root, "state", a),
                 new Step(0, "--root", root, "resume", a),
                 new Step(0, "--root", root, "ps", "--format", "json", a),
+                new Step(0, "--root", root, "update", "--pids-limit", "100", "--memory", "64m", a),
                 new Step(0, "--root", root, "events", "--stats", a),
                 new Step(0, "--root", root, "kill", a),
                 new Step(0, "--root", root, "kill", "--all", a, "KILL"),

@@ -2,7 +2,6 @@ package io.jrunc.cli;
 
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
-import io.jrunc.spec.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -61,7 +60,12 @@ final class PsCommand extends Subcommand {
             pids = c.processes();
         }
         if (format.equals("json")) {
-            System.out.println(Json.write(pids));
+            // runc's json.Marshal of the pids; written by hand, as databind is too costly to start for it
+            StringBuilder out = new StringBuilder("[");
+            for (int i = 0; i < pids.size(); i++) {
+                out.append(i == 0 ? "" : ",").append(pids.get(i));
+            }
+            System.out.println(out.append(']'));
             return 0;
         }
         if (!format.equals("table")) {

@@ -3,7 +3,6 @@ package io.jrunc.cli;
 import java.util.List;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
-import io.jrunc.spec.Json;
 import io.jrunc.spec.LinuxBlockIO;
 import io.jrunc.spec.LinuxCPU;
 import io.jrunc.spec.LinuxMemory;
@@ -119,7 +118,7 @@ final class UpdateCommand extends Subcommand {
     private LinuxResources readResources() throws IOException {
         byte[] json = resources.equals("-") ? System.in.readAllBytes() : Files.readAllBytes(Path.of(resources));
         try {
-            return Json.read(json, LinuxResources.class);
+            return io.jrunc.spec.SpecReader.readResources(json);
         } catch (SpecException e) {
             throw new ContainerException("--resources: " + e.getMessage());
         }

@@ -150,7 +150,7 @@ public final class Container implements AutoCloseable {
         Path stored = dir.path().resolve("resources.json");
         if (Files.exists(stored)) {
             try {
-                return io.jrunc.spec.Json.read(Files.readAllBytes(stored), io.jrunc.spec.LinuxResources.class);
+                return io.jrunc.spec.SpecReader.readResources(Files.readAllBytes(stored));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (SpecException e) {
