@@ -25,15 +25,18 @@ final class CreateCommand extends Subcommand {
 
     String id;
 
-    static final List<Flag> FLAGS = List.of(
+    /** The flags create and run share, as runc's create.go and run.go declare them. */
+    static final List<Flag> CONTAINER_FLAGS = List.of(
             Flag.string("bundle, b", "path to the root of the bundle directory, defaults to the current directory"),
             Flag.string("console-socket",
                     "path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal"),
-            Flag.string("pidfd-socket", "path to an AF_UNIX socket which will receive a pidfd (not supported)"),
             Flag.string("pid-file", "specify the file to write the process id to"),
             Flag.bool("no-pivot", "do not use pivot root to jail process inside rootfs"),
             Flag.bool("no-new-keyring", "do not create a new session keyring for the container"),
             Flag.integer("preserve-fds", "pass N additional file descriptors to the container (default: 0)"));
+
+    private static final List<Flag> FLAGS = Cli.concat(CONTAINER_FLAGS,
+            Flag.string("pidfd-socket", "path to an AF_UNIX socket which will receive a pidfd (not supported)"));
 
     @Override
     String name() {

@@ -33,17 +33,10 @@ final class RunCommand extends Subcommand {
         }
     }
 
-    private static final List<Flag> FLAGS = List.of(
-            Flag.string("bundle, b", "path to the root of the bundle directory, defaults to the current directory"),
-            Flag.string("console-socket",
-                    "path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal"),
-            Flag.string("pid-file", "specify the file to write the process id to"),
+    private static final List<Flag> FLAGS = Cli.concat(CreateCommand.CONTAINER_FLAGS,
             Flag.bool("detach, d", "detach from the container's process"),
             Flag.bool("keep", "do not delete the container after it exits"),
-            Flag.bool("no-subreaper", "disable the use of the subreaper used to reap reparented processes"),
-            Flag.bool("no-pivot", "do not use pivot root to jail process inside rootfs"),
-            Flag.bool("no-new-keyring", "do not create a new session keyring for the container"),
-            Flag.integer("preserve-fds", "pass N additional file descriptors to the container (default: 0)"));
+            Flag.bool("no-subreaper", "disable the use of the subreaper used to reap reparented processes"));
 
     @Override
     String name() {
