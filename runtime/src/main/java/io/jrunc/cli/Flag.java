@@ -48,8 +48,9 @@ record Flag(List<String> names, Kind kind, String usage, boolean hidden) {
         return kind != Kind.BOOL;
     }
 
-    /** "bundle, b" as runc writes it: the primary name first. */
+    /** "bundle, b" as runc writes it: the primary name first. (No String.split: ", " would be a regex.) */
     private static List<String> split(String names) {
-        return List.of(names.split(", "));
+        int comma = names.indexOf(", ");
+        return comma < 0 ? List.of(names) : List.of(names.substring(0, comma), names.substring(comma + 2));
     }
 }

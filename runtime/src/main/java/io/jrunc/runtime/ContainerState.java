@@ -1,12 +1,8 @@
 package io.jrunc.runtime;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.jrunc.cgroups.CgroupLocation;
 import io.jrunc.cgroups.CgroupMode;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +13,7 @@ import java.util.TreeMap;
  * What jrunc persists for a container in ROOT/ID/state.json. The config itself is kept verbatim
  * beside it (ROOT/ID/config.json) and parsed only by commands that need it, because every jrunc
  * command reads this file and parsing a whole config costs start-up time. For the same reason it is
- * written with Jackson's streaming generator and read with {@link JsonTree}, not by databind.
+ * written by hand and read with {@link JsonTree}, not with Jackson.
  *
  * @param pid          the init process in the host's pid namespace
  * @param pidStartTime its start time (/proc/PID/stat field 22), which guards against pid reuse
@@ -27,45 +23,55 @@ import java.util.TreeMap;
 public record ContainerState(String id, int pid, long pidStartTime, String ociVersion, String bundle, String rootfs,
         String created, String owner, Map<String, String> annotations, List<String> hooks, CgroupLocation cgroup) {
 
-    private static final JsonFactory JSON = new JsonFactory();
-
     public byte[] toJson() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (JsonGenerator g = JSON.createGenerator(out)) {
-            g.writeStartObject();
-            g.writeStringField("id", id);
-            g.writeNumberField("pid", pid);
-            g.writeNumberField("pidStartTime", pidStartTime);
-            g.writeStringField("ociVersion", ociVersion);
-            g.writeStringField("bundle", bundle);
-            g.writeStringField("rootfs", rootfs);
-            g.writeStringField("created", created);
-            g.writeStringField("owner", owner);
-            if (annotations != null) {
-                g.writeObjectFieldStart("annotations");
-                for (var e : annotations.entrySet()) {
-                    g.writeStringField(e.getKey(), e.getValue());
-                }
-                g.writeEndObject();
-            }
-            g.writeArrayFieldStart("hooks");
-            for (String h : hooks) {
-                g.writeString(h);
-            }
-            g.writeEndArray();
-            g.writeObjectFieldStart("cgroup");
-            g.writeStringField("mode", cgroup.mode().name());
-            g.writeObjectFieldStart("directories");
-            for (var e : cgroup.directories().entrySet()) {
-                g.writeStringField(e.getKey(), e.getValue());
-            }
-            g.writeEndObject();
-            g.writeEndObject();
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        StringBuilder out = new StringBuilder(512).append('{');
+        member(out, "id").append(JsonTree.quote(new StringBuilder(), id));
+        out.append(",\"pid\":").append(pid).append(",\"pidStartTime\":").append(pidStartTime);
+        string(out, "ociVersion", ociVersion);
+        string(out, "bundle", bundle);
+        string(out, "rootfs", rootfs);
+        string(out, "created", created);
+        string(out, "owner", owner);
+        if (annotations != null) {
+            out.append(",\"annotations\":");
+            object(out, annotations);
         }
-        return out.toByteArray();
+        out.append(",\"hooks\":[");
+        for (int k = 0; k < hooks.size(); k++) {
+            JsonTree.quote(out.append(k == 0 ? "" : ","), hooks.get(k));
+        }
+        out.append("],\"cgroup\":{\"mode\":");
+        JsonTree.quote(out, cgroup.mode().name()).append(",\"directories\":");
+        object(out, cgroup.directories());
+        return out.append("}}").toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static StringBuilder member(StringBuilder out, String name) {
+        return out.append('"').append(name).append("\":");
+    }
+
+    private static void string(StringBuilder out, String name, String value) {
+        out.append(',');
+        if (value == null) {
+            member(out, name).append("null");
+        } else {
+            JsonTree.quote(member(out, name), value);
+        }
+    }
+
+    private static void object(StringBuilder out, Map<String, String> entries) {
+        out.append('{');
+        boolean first = true;
+        for (var e : entries.entrySet()) {
+            JsonTree.quote(out.append(first ? "" : ","), e.getKey()).append(':');
+            if (e.getValue() == null) {
+                out.append("null");
+            } else {
+                JsonTree.quote(out, e.getValue());
+            }
+            first = false;
+        }
+        out.append('}');
     }
 
     public static ContainerState fromJson(byte[] json) {

@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * A JSON (RFC 8259) reader for jrunc's own small state files, giving maps, lists, strings, longs,
- * doubles, booleans and nulls. Every jrunc command reads state.json; jackson-core's parser costs a
+ * doubles, booleans and nulls, and the string quoting their writer needs. Every jrunc command reads state.json; jackson-core's parser costs a
  * cold JVM about 8 ms before it reads a byte, most of it the static initialization of BigInteger and
  * BigDecimal its base class pulls in (docs/PERFORMANCE.md). Configs, which come from users and need
  * JSON-path error messages, stay with the spec reader.
@@ -31,6 +31,29 @@ final class JsonTree {
             throw p.error("unexpected content after the document");
         }
         return value;
+    }
+
+    /** {@code value} as a JSON string literal: quotes, backslashes and control characters escaped. */
+    static StringBuilder quote(StringBuilder out, String value) {
+        out.append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"');
     }
 
     private Object value() {

@@ -43,13 +43,30 @@ class JsonTreeTest {
     @Test
     void stateFileRoundTrips() {
         Map<String, String> dirs = new TreeMap<>(Map.of("memory", "/sys/fs/cgroup/memory/x", "pids", "/p \"q\""));
-        ContainerState state = new ContainerState("id-1", 4242, 123456789012L, "1.2.1", "/b", "/b/rootfs",
-                "2026-12-01T08:00:00.123456789Z", "root", Map.of("k", "v\u00e9"), List.of("poststop"),
+        String awkward = "q\" b\\ \n\t\r \u0001\u001f \u00e9\u2603 \ud83d\ude00 </>";
+        Map<String, String> annotations = new java.util.LinkedHashMap<>();
+        annotations.put("k", "v\u00e9");
+        annotations.put(awkward, awkward);
+        annotations.put("", "");
+        ContainerState state = new ContainerState("id-1", 4242, 123456789012L, "1.2.1", "/b " + awkward, "/b/rootfs",
+                "2026-12-01T08:00:00.123456789Z", "root", annotations, List.of("poststop", "prestart"),
                 new CgroupLocation(CgroupMode.HYBRID, dirs));
         assertEquals(state, ContainerState.fromJson(state.toJson()));
         ContainerState bare = new ContainerState("b", 0, 0, "1.2.1", "/b", "/r", "t", "", null, List.of(),
                 new CgroupLocation(CgroupMode.UNIFIED, new TreeMap<>(Map.of("", "/sys/fs/cgroup/b"))));
         assertEquals(bare, ContainerState.fromJson(bare.toJson()));
+    }
+
+    @Test
+    void containerIdsAreRuncs() {
+        for (String ok : List.of("a", "web-1", "A.b_c+d", "x".repeat(1024), "..a", "a..")) {
+            assertEquals(ok, ContainerId.validate(ok));
+        }
+        for (String bad : List.of(".", "..", "a/b", "a b", "\u00e9", "x".repeat(1025), "a\n", "a:b")) {
+            assertThrows(ContainerException.class, () -> ContainerId.validate(bad), bad);
+        }
+        assertEquals("container id cannot be empty",
+                assertThrows(ContainerException.class, () -> ContainerId.validate("")).getMessage());
     }
 
     @Test
