@@ -56,6 +56,16 @@ final class ExecCommand extends Subcommand {
             Flag.bool("ignore-paused", "allow exec in a paused container"));
 
     @Override
+    int maxArguments() {
+        return -1; // the process's arguments follow the id
+    }
+
+    @Override
+    boolean exactArguments() {
+        return false;
+    }
+
+    @Override
     String name() {
         return "exec";
     }

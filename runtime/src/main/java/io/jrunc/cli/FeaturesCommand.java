@@ -5,6 +5,11 @@ import io.jrunc.spec.Json;
 
 final class FeaturesCommand extends Subcommand {
     @Override
+    int maxArguments() {
+        return 0;
+    }
+
+    @Override
     String name() {
         return "features";
     }

@@ -8,7 +8,7 @@ final class Ids {
 
     static void require(String id, String command) {
         if (id == null || id.isEmpty()) {
-            throw new ContainerException("\"" + command + "\" requires exactly 1 argument(s)");
+            throw new ContainerException("jrunc: \"" + command + "\" requires exactly 1 argument(s)"); // runc: "runc: ..."
         }
     }
 }

@@ -17,6 +17,16 @@ final class KillCommand extends Subcommand {
             Flag.bool("all, a", "send the specified signal to all processes inside the container"));
 
     @Override
+    int maxArguments() {
+        return 2; // the id and the signal
+    }
+
+    @Override
+    boolean exactArguments() {
+        return false;
+    }
+
+    @Override
     String name() {
         return "kill";
     }

@@ -21,6 +21,11 @@ final class ListCommand extends Subcommand {
             Flag.bool("quiet, q", "display only container IDs"));
 
     @Override
+    int maxArguments() {
+        return 0;
+    }
+
+    @Override
     String name() {
         return "list";
     }

@@ -182,6 +182,11 @@ public final class Main {
                 System.out.print(Help.command(sub));
                 return 0;
             }
+            int count = parsed.positionalFrom(0).size();
+            if (sub.maxArguments() >= 0 && count > sub.maxArguments()) {
+                throw new ContainerException("jrunc: \"" + sub.name() + "\" requires "
+                        + (sub.exactArguments() ? "exactly " : "a maximum of ") + sub.maxArguments() + " argument(s)");
+            }
             sub.read(parsed);
             return sub.call();
         } catch (Exception e) {

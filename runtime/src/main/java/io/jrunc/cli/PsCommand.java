@@ -20,6 +20,16 @@ final class PsCommand extends Subcommand {
             Flag.string("format, f", "select one of: table or json (default: \"table\")"));
 
     @Override
+    int maxArguments() {
+        return -1; // the process's arguments follow the id
+    }
+
+    @Override
+    boolean exactArguments() {
+        return false;
+    }
+
+    @Override
     String name() {
         return "ps";
     }

@@ -19,6 +19,11 @@ final class SpecCommand extends Subcommand {
             Flag.bool("rootless", "generate a configuration for a rootless container"));
 
     @Override
+    int maxArguments() {
+        return 0;
+    }
+
+    @Override
     String name() {
         return "spec";
     }

@@ -26,6 +26,19 @@ abstract class Subcommand implements Callable<Integer> {
     }
 
     /**
+     * How many arguments may follow the flags, as runc's checkArgs has it: 1 for the commands that take
+     * a container id, -1 for no limit (a process's arguments follow the id).
+     */
+    int maxArguments() {
+        return 1;
+    }
+
+    /** Whether {@link #maxArguments} is also the minimum (runc's exactArgs rather than maxArgs). */
+    boolean exactArguments() {
+        return true;
+    }
+
+    /**
      * Whether flags given after the arguments count as this command's (urfave/cli's reordering); not
      * for commands whose trailing arguments are a process's own.
      */

@@ -95,6 +95,18 @@ class ArgumentsTest {
     }
 
     @Test
+    void argumentCountsAreRuncs() {
+        assertEquals(1, Main.command("state").maxArguments());
+        assertTrue(Main.command("state").exactArguments());
+        assertEquals(2, Main.command("kill").maxArguments());
+        assertEquals(0, Main.command("list").maxArguments());
+        assertEquals(-1, Main.command("exec").maxArguments());
+        assertEquals(-1, Main.command("ps").maxArguments());
+        assertEquals(1, Main.run("--root", "/nonexistent", "state", "a", "b"), "one id only");
+        assertEquals(1, Main.run("--root", "/nonexistent", "list", "x"));
+    }
+
+    @Test
     void everyCommandHasHelpAndUniqueFlagNames() {
         for (Subcommand c : Main.commands()) {
             String help = Help.command(c);
