@@ -316,8 +316,10 @@ public final class Container implements AutoCloseable {
 
     /** Removes everything the container left: its remaining processes' cgroup, its state, then poststop. */
     void destroy() {
-        byte[] stoppedState = ociStateJson();
-        if (state.hooks().contains("poststop")) {
+        // Only poststop hooks read the state, and writing it starts jackson's generator: skip it without.
+        boolean poststop = state.hooks().contains("poststop");
+        byte[] stoppedState = poststop ? ociStateJson() : null;
+        if (poststop) {
             config(); // read before ROOT/ID (and the config kept there) is removed
         }
         Cgroup cgroup = cgroup();
@@ -336,7 +338,9 @@ public final class Container implements AutoCloseable {
             throw new ContainerException("removing cgroup: " + e.getMessage(), e);
         }
         dir.remove();
-        Hooks.poststop(this, stoppedState);
+        if (poststop) {
+            Hooks.poststop(this, stoppedState);
+        }
     }
 
     /** Host pids of every process in the container's cgroup. */

@@ -6,14 +6,14 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * ROOT/ID: a container's state directory. Creating it is the atomic step that decides which of two
@@ -117,16 +117,23 @@ public final class ContainerDirectory implements AutoCloseable {
     }
 
     public static void removeTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+        try {
+            removeRecursively(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("removing " + dir, e);
         }
+    }
+
+    /** Depth first, without following links; plain loops rather than Files.walk, for start-up. */
+    private static void removeRecursively(Path path) throws IOException {
+        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(path)) {
+                for (Path entry : entries) {
+                    removeRecursively(entry);
+                }
+            }
+        }
+        Files.deleteIfExists(path);
     }
 
     @Override
