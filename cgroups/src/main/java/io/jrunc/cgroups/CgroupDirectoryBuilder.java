@@ -51,6 +51,11 @@ final class CgroupDirectoryBuilder {
         }
     }
 
+    /** Whether {@link #build} made {@code directory} (rather than found it there). */
+    boolean made(Path directory) {
+        return made.contains(directory);
+    }
+
     /** Removes, deepest first, what {@link #build} made; failures are ignored (this is cleanup). */
     void undo() {
         for (Path level : made.reversed()) {

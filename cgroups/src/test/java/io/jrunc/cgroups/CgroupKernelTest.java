@@ -93,6 +93,33 @@ class CgroupKernelTest {
     }
 
     @Test
+    void removeIfEmptyTakesAnEmptyCgroupAtOnceAndLeavesABusyOneToDestroy() throws Exception {
+        Cgroup empty = createAbsolute("idle");
+        assertTrue(empty.removeIfEmpty());
+        assertAllDirectories(empty, false);
+        assertTrue(empty.removeIfEmpty(), "already gone counts as removed");
+
+        Cgroup busy = createAbsolute("busy");
+        Process sleep = fixture.start("sleep", "30");
+        busy.addProcess(sleep.pid());
+        assertFalse(busy.removeIfEmpty());
+        assertTrue(sleep.isAlive());
+        assertEquals(List.of(sleep.pid()), busy.processes(), "what stayed still lists its process");
+        sleep.destroyForcibly();
+        sleep.waitFor();
+        busy.destroy();
+        assertAllDirectories(busy, false);
+
+        Cgroup nested = createAbsolute("nested");
+        for (String dir : nested.location().directories().values()) {
+            Files.createDirectories(Path.of(dir, "inner"));
+        }
+        assertFalse(nested.removeIfEmpty(), "a cgroup below it is left to destroy");
+        nested.destroy();
+        assertAllDirectories(nested, false);
+    }
+
+    @Test
     void destroyRemovesCgroupsTheContainerMadeBelowItsOwn() throws Exception {
         Cgroup cgroup = createAbsolute("ctr");
         for (String dir : cgroup.location().directories().values()) {

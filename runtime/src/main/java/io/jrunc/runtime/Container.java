@@ -324,7 +324,9 @@ public final class Container implements AutoCloseable {
         }
         Cgroup cgroup = cgroup();
         try {
-            if (!cgroup.isEmpty()) {
+            // The common case, nothing left: one rmdir per hierarchy. Otherwise kill what remains and
+            // remove with retries.
+            if (!cgroup.removeIfEmpty()) {
                 for (long pid : cgroup.processes()) {
                     try {
                         Processes.kill((int) pid, 9);
@@ -332,8 +334,8 @@ public final class Container implements AutoCloseable {
                         // gone already
                     }
                 }
+                cgroup.destroy();
             }
-            cgroup.destroy();
         } catch (CgroupException e) {
             throw new ContainerException("removing cgroup: " + e.getMessage(), e);
         }
