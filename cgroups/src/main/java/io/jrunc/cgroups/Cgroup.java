@@ -27,6 +27,13 @@ import java.util.TreeSet;
  */
 public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
 
+    /**
+     * The hierarchies as {@link #create} found them, reused when the creating thread is placed (reading
+     * mountinfo and /proc/self/cgroup again cost create ~3 ms); null for a cgroup opened from a saved
+     * location, which looks them up when it needs them.
+     */
+    private CgroupHierarchies createdIn;
+
     /** SIGKILL on every Linux architecture. */
     static final int SIGKILL = 9;
 
@@ -75,6 +82,7 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
                 }
             }
             Cgroup cgroup = open(CgroupLocation.of(hierarchies.mode(), made));
+            cgroup.createdIn = hierarchies;
             // Only a cgroup that was there already can hold processes: reading every cgroup.procs and
             // listing every directory of a new one cost create ~5 ms for nothing.
             Map<String, Path> joined = new LinkedHashMap<>();
@@ -138,7 +146,7 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
      * what moves (v1: the thread; v2: the whole process) and from which thread to close it.
      */
     public final ChildPlacement placeForChildren(long tid) throws CgroupException {
-        return ChildPlacement.place(directories, tid);
+        return ChildPlacement.place(directories, tid, createdIn);
     }
 
     /**

@@ -60,7 +60,9 @@ public final class ChildPlacement implements AutoCloseable {
         this.returns = returns;
     }
 
-    static ChildPlacement place(List<CgroupDirectory> directories, long tid) throws CgroupException {
+    /** @param known the hierarchies as the cgroup's creation found them, or null to look them up */
+    static ChildPlacement place(List<CgroupDirectory> directories, long tid, CgroupHierarchies known)
+            throws CgroupException {
         long pid = io.jrunc.bindings.Processes.getpid(); // not ProcessHandle: its class initialization starts a thread pool
         Path task = Path.of("/proc/self/task/" + tid);
         if (!Files.isDirectory(task)) {
@@ -75,7 +77,7 @@ public final class ChildPlacement implements AutoCloseable {
         try {
             // Where the thread is now, as directories: computed before anything moves, so a thread
             // whose cgroup cannot be expressed as a directory fails without side effects.
-            CgroupHierarchies hierarchies = CgroupHierarchies.current();
+            CgroupHierarchies hierarchies = known != null ? known : CgroupHierarchies.current();
             Map<String, String> threadCgroups = CgroupMembership.read(task.resolve("cgroup")).stream()
                     .collect(Collectors.toMap(CgroupMembership::hierarchyKey, CgroupMembership::path, (a, b) -> a));
             for (CgroupDirectory directory : directories) {
