@@ -56,13 +56,8 @@ final class ExecCommand extends Subcommand {
             Flag.bool("ignore-paused", "allow exec in a paused container"));
 
     @Override
-    int maxArguments() {
-        return -1; // the process's arguments follow the id
-    }
-
-    @Override
-    boolean exactArguments() {
-        return false;
+    boolean processArguments() {
+        return true;
     }
 
     @Override
@@ -83,11 +78,6 @@ final class ExecCommand extends Subcommand {
     @Override
     List<Flag> flags() {
         return FLAGS;
-    }
-
-    @Override
-    boolean flagsAfterArguments() {
-        return false; // the process's own arguments follow the id
     }
 
     @Override

@@ -20,13 +20,8 @@ final class PsCommand extends Subcommand {
             Flag.string("format, f", "select one of: table or json (default: \"table\")"));
 
     @Override
-    int maxArguments() {
-        return -1; // the process's arguments follow the id
-    }
-
-    @Override
-    boolean exactArguments() {
-        return false;
+    boolean processArguments() {
+        return true;
     }
 
     @Override
@@ -47,11 +42,6 @@ final class PsCommand extends Subcommand {
     @Override
     List<Flag> flags() {
         return FLAGS;
-    }
-
-    @Override
-    boolean flagsAfterArguments() {
-        return false; // the process's own arguments follow the id
     }
 
     @Override

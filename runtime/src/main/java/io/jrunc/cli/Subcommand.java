@@ -26,24 +26,29 @@ abstract class Subcommand implements Callable<Integer> {
     }
 
     /**
+     * Whether the arguments after the container id are a process's own ({@code exec ID sh -c x},
+     * {@code ps ID -ef}): then there is no limit on them and flags after them stay theirs.
+     */
+    boolean processArguments() {
+        return false;
+    }
+
+    /**
      * How many arguments may follow the flags, as runc's checkArgs has it: 1 for the commands that take
-     * a container id, -1 for no limit (a process's arguments follow the id).
+     * a container id, -1 for no limit.
      */
     int maxArguments() {
-        return 1;
+        return processArguments() ? -1 : 1;
     }
 
     /** Whether {@link #maxArguments} is also the minimum (runc's exactArgs rather than maxArgs). */
     boolean exactArguments() {
-        return true;
+        return !processArguments();
     }
 
-    /**
-     * Whether flags given after the arguments count as this command's (urfave/cli's reordering); not
-     * for commands whose trailing arguments are a process's own.
-     */
+    /** Whether flags given after the arguments count as this command's (urfave/cli's reordering). */
     boolean flagsAfterArguments() {
-        return true;
+        return !processArguments();
     }
 
     /** Copies what was given on the command line into the fields; fields keep their defaults otherwise. */
