@@ -150,6 +150,15 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
     }
 
     /**
+     * The first half of {@link #placeForChildren}, for a caller with other work to do meanwhile: the
+     * whole-process (v2) move starts on a helper thread; the spawning thread finishes the placement
+     * with {@link ChildPlacement#placeThread}. Close it in every case.
+     */
+    public final ChildPlacement beginPlacement() throws CgroupException {
+        return ChildPlacement.begin(directories, createdIn);
+    }
+
+    /**
      * Whether {@link #placeForChildren} has to move the whole JVM (a cgroup v2 hierarchy is part of
      * this cgroup: unified and hybrid hosts) rather than one thread.
      */

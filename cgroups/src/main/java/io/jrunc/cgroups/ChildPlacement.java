@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * A thread of this JVM placed so that the children it spawns are born in a container's cgroup, and
@@ -49,58 +48,175 @@ public final class ChildPlacement implements AutoCloseable {
     private record Return(Path directory, String file, long id) {
     }
 
-    private final long tid;
+    private final List<CgroupDirectory> directories;
+    private final CgroupHierarchies hierarchies;
+    private final long pid;
     private final boolean movesWholeProcess;
-    private final List<Return> returns;
+    private final List<Return> returns = new ArrayList<>();
+    private long tid = -1;
     private boolean closed;
 
-    private ChildPlacement(long tid, boolean movesWholeProcess, List<Return> returns) {
-        this.tid = tid;
+    /** The whole-process (v2) move under way on a helper thread, or null. */
+    private Thread processMove;
+    private volatile CgroupException processMoveFailure;
+    private Return processReturn;
+    private boolean processMoveRequired;
+
+    private ChildPlacement(List<CgroupDirectory> directories, CgroupHierarchies hierarchies, long pid,
+            boolean movesWholeProcess) {
+        this.directories = directories;
+        this.hierarchies = hierarchies;
+        this.pid = pid;
         this.movesWholeProcess = movesWholeProcess;
-        this.returns = returns;
     }
 
-    /** @param known the hierarchies as the cgroup's creation found them, or null to look them up */
+    /** {@link #begin} and {@link #placeThread} at once. */
     static ChildPlacement place(List<CgroupDirectory> directories, long tid, CgroupHierarchies known)
             throws CgroupException {
+        ChildPlacement placement = begin(directories, known);
+        placement.placeThread(tid);
+        return placement;
+    }
+
+    /**
+     * Starts the whole-process (v2) part of a placement, on a helper thread: the first move of a
+     * process between cgroups waits for an RCU grace period (the kernel's threadgroup lock), about
+     * 10 ms, which the caller spends on other work meanwhile. {@link #placeThread} completes the
+     * placement; {@link #close} undoes whatever was done, waiting for the move first.
+     *
+     * @param known the hierarchies as the cgroup's creation found them, or null to look them up
+     */
+    static ChildPlacement begin(List<CgroupDirectory> directories, CgroupHierarchies known) throws CgroupException {
         long pid = io.jrunc.bindings.Processes.getpid(); // not ProcessHandle: its class initialization starts a thread pool
+        CgroupHierarchies hierarchies = known != null ? known : CgroupHierarchies.current();
+        CgroupDirectory unified = null;
+        for (CgroupDirectory directory : directories) {
+            if (directory.isUnified()) {
+                unified = directory;
+            }
+        }
+        Return processReturn = null;
+        if (unified != null) {
+            try {
+                // Where the process is now, computed before anything moves.
+                Map<String, String> processCgroups = memberships(Path.of("/proc/self/cgroup"));
+                processReturn = new Return(originalDirectory(unified, hierarchies, processCgroups::get),
+                        CgroupDirectory.PROCS, pid);
+            } catch (CgroupException e) {
+                if (unified.required()) {
+                    throw e;
+                }
+                unified = null; // best effort (a hybrid host's v2 hierarchy): left out, as runc does
+            }
+        }
+        ChildPlacement placement = new ChildPlacement(directories, hierarchies, pid, unified != null);
+        if (unified == null) {
+            return placement;
+        }
+        WHOLE_PROCESS_MOVES.acquireUninterruptibly();
+        placement.processReturn = processReturn;
+        placement.processMoveRequired = unified.required();
+        Path target = unified.path();
+        placement.processMove = Thread.ofPlatform().name("jrunc-cgroup-move").daemon(true).start(() -> {
+            try {
+                CgroupDirectory.writeId(target, CgroupDirectory.PROCS, pid);
+            } catch (CgroupException e) {
+                placement.processMoveFailure = e;
+            }
+        });
+        return placement;
+    }
+
+    /**
+     * Moves the thread {@code tid} into the cgroup in every v1 hierarchy, then waits for the process
+     * move {@link #begin} started: when this returns, a child the thread creates is born in the
+     * container's cgroup everywhere. On failure everything done so far is undone.
+     */
+    public void placeThread(long tid) throws CgroupException {
         Path task = Path.of("/proc/self/task/" + tid);
-        if (!Files.isDirectory(task)) {
-            throw new CgroupException("thread " + tid + " is not a thread of this process (pid " + pid + ")");
-        }
-        boolean wholeProcess = directories.stream().anyMatch(CgroupDirectory::isUnified);
-        if (wholeProcess) {
-            WHOLE_PROCESS_MOVES.acquireUninterruptibly();
-        }
-        List<Return> done = new ArrayList<>();
-        ChildPlacement placement = new ChildPlacement(tid, wholeProcess, done);
         try {
+            if (!Files.isDirectory(task)) {
+                throw new CgroupException("thread " + tid + " is not a thread of this process (pid " + pid + ")");
+            }
+            synchronized (this) {
+                this.tid = tid;
+            }
             // Where the thread is now, as directories: computed before anything moves, so a thread
             // whose cgroup cannot be expressed as a directory fails without side effects.
-            CgroupHierarchies hierarchies = known != null ? known : CgroupHierarchies.current();
-            Map<String, String> threadCgroups = CgroupMembership.read(task.resolve("cgroup")).stream()
-                    .collect(Collectors.toMap(CgroupMembership::hierarchyKey, CgroupMembership::path, (a, b) -> a));
+            Map<String, String> threadCgroups = memberships(task.resolve("cgroup"));
             for (CgroupDirectory directory : directories) {
-                String file = directory.isUnified() ? CgroupDirectory.PROCS : CgroupDirectory.TASKS;
-                long id = directory.isUnified() ? pid : tid;
+                if (directory.isUnified()) {
+                    continue;
+                }
                 try {
                     Path original = originalDirectory(directory, hierarchies, threadCgroups::get);
-                    CgroupDirectory.writeId(directory.path(), file, id);
-                    done.add(new Return(original, file, id));
+                    CgroupDirectory.writeId(directory.path(), CgroupDirectory.TASKS, tid);
+                    synchronized (this) {
+                        returns.add(new Return(original, CgroupDirectory.TASKS, tid));
+                    }
                 } catch (CgroupException e) {
                     if (directory.required()) {
                         throw e;
                     }
                 }
             }
-            return placement;
+            finishProcessMove();
         } catch (CgroupException | RuntimeException e) {
-            try {
-                placement.close();
-            } catch (CgroupException undoFailure) {
-                e.addSuppressed(undoFailure);
-            }
+            closeQuietly(e);
             throw e;
+        }
+    }
+
+    private static Map<String, String> memberships(Path procCgroupFile) throws CgroupException {
+        Map<String, String> byKey = new java.util.HashMap<>();
+        for (CgroupMembership m : CgroupMembership.read(procCgroupFile)) {
+            byKey.putIfAbsent(m.hierarchyKey(), m.path());
+        }
+        return byKey;
+    }
+
+    /** Waits for the process move, if one is under way, and records its undo; rethrows a required failure. */
+    private void finishProcessMove() throws CgroupException {
+        Thread move;
+        synchronized (this) {
+            move = processMove;
+        }
+        if (move == null) {
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                move.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        CgroupException failure;
+        synchronized (this) {
+            if (processMove == null) {
+                return; // another thread finished it
+            }
+            processMove = null;
+            failure = processMoveFailure;
+            if (failure == null) {
+                returns.add(processReturn);
+            }
+        }
+        if (failure != null && processMoveRequired) {
+            throw failure;
+        }
+    }
+
+    private void closeQuietly(Exception cause) {
+        try {
+            close();
+        } catch (CgroupException undoFailure) {
+            cause.addSuppressed(undoFailure);
         }
     }
 
@@ -125,7 +241,16 @@ public final class ChildPlacement implements AutoCloseable {
      * has ended meanwhile needs no moving back. Every move is attempted even when one fails.
      */
     @Override
-    public synchronized void close() throws CgroupException {
+    public void close() throws CgroupException {
+        try {
+            finishProcessMove();
+        } catch (CgroupException e) {
+            // nothing moved: nothing to undo for it
+        }
+        undoAll();
+    }
+
+    private synchronized void undoAll() throws CgroupException {
         if (closed) {
             return;
         }
@@ -137,7 +262,7 @@ public final class ChildPlacement implements AutoCloseable {
                     CgroupDirectory.writeId(back.directory(), back.file(), back.id());
                 } catch (CgroupException e) {
                     boolean threadEnded = back.file().equals(CgroupDirectory.TASKS)
-                            && !Files.exists(Path.of("/proc/self/task/" + tid));
+                            && (tid < 0 || !Files.exists(Path.of("/proc/self/task/" + tid)));
                     if (threadEnded) {
                         continue;
                     }

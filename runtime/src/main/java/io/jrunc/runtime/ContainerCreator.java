@@ -91,6 +91,9 @@ public final class ContainerCreator {
         try {
             cgroup = Cgroup.create(CgroupsPath.of(spec.linux() == null ? null : spec.linux().cgroupsPath(),
                     options.id(), systemdCgroup));
+            // The JVM's move into the container's v2 cgroup waits for an RCU grace period: started now,
+            // it runs while the FIFO, the console and the spawning thread are prepared.
+            placement = cgroup.beginPlacement();
             Path fifo = dir.execFifo();
             FileDescriptors.mkfifo(fifo.toString(), 0622);
             Files.setPosixFilePermissions(fifo, PosixFilePermissions.fromString("rw--w--w-"));
@@ -105,18 +108,15 @@ public final class ContainerCreator {
                 consoleFd = FileDescriptors.dup(options.consoleFd());
             }
 
-            ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, options.noPivot(),
+            ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, placement, options.noPivot(),
                     consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id());
             SpawnThread thread = new SpawnThread("jrunc-init", init).start();
             try {
                 pid = thread.awaitChild(SPAWN_TIMEOUT_MILLIS);
                 thread.awaitGate(pid, SPAWN_TIMEOUT_MILLIS);
             } finally {
-                placement = init.placement();
-                if (placement != null) {
-                    placement.close();
-                    placement = null;
-                }
+                placement.close();
+                placement = null;
             }
             // Limits are applied once the JVM is out of the cgroup again (on cgroup v2 the placement
             // moved the whole JVM in, and its threads and memory would count against them), and

@@ -10,7 +10,6 @@ import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.spec.Spec;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What the container thread does for `create`, in order (process-model.md section 1):
@@ -31,16 +30,18 @@ public final class ContainerInit implements SpawnThread.Body {
     private final int consoleSocket;
     private final int preserveFds;
     private final String newKeyring;
-    private final AtomicReference<ChildPlacement> placement = new AtomicReference<>();
+    private final ChildPlacement placement;
     private volatile RootfsBuilder.Prepared prepared;
 
+    /** @param placement begun by the creating thread ({@link Cgroup#beginPlacement}), which closes it */
     public ContainerInit(Spec spec, Path rootfs, Path execFifo, NamespacePlan namespaces, Cgroup cgroup,
-            boolean noPivot, int consoleSocket, int preserveFds, String newKeyring) {
+            ChildPlacement placement, boolean noPivot, int consoleSocket, int preserveFds, String newKeyring) {
         this.spec = spec;
         this.rootfs = rootfs;
         this.execFifo = execFifo;
         this.namespaces = namespaces;
         this.cgroup = cgroup;
+        this.placement = placement;
         this.noPivot = noPivot;
         this.consoleSocket = consoleSocket;
         this.preserveFds = preserveFds;
@@ -50,11 +51,6 @@ public final class ContainerInit implements SpawnThread.Body {
     /** What the rootfs step left for the finisher; valid once the child exists. */
     public RootfsBuilder.Prepared prepared() {
         return prepared;
-    }
-
-    /** The cgroup placement of the spawning thread, to be undone by the creating thread. */
-    public ChildPlacement placement() {
-        return placement.get();
     }
 
     @Override
@@ -68,7 +64,7 @@ public final class ContainerInit implements SpawnThread.Body {
                 FileDescriptors.close(fd);
             }
         }
-        placement.set(cgroup.placeForChildren(self.tid()));
+        placement.placeThread(self.tid());
         // The pid namespace last: afterwards this thread may not create threads. The time namespace
         // also applies to children only, but has no such rule.
         int later = CLONE_NEWPID;
