@@ -165,6 +165,42 @@ class CgroupKernelTest {
         assertEquals(List.of(child.pid()), cgroup.processes());
     }
 
+    /**
+     * create's split placement: begun by one thread (the process move on a helper), completed by the
+     * spawning thread, closed by the first; and closed without ever being completed, as when create
+     * fails before its spawning thread runs: the JVM must be back where it was either way.
+     */
+    @Test
+    void aPlacementBegunHereAndCompletedOnAnotherThreadGoesBackHome() throws Exception {
+        Map<String, String> processBefore = KernelCgroupFixture.cgroupsOf(Path.of("/proc/self/cgroup"));
+
+        Cgroup abandoned = createAbsolute("abandoned");
+        abandoned.beginPlacement().close();
+        assertEquals(processBefore, KernelCgroupFixture.cgroupsOf(Path.of("/proc/self/cgroup")), "closed unfinished");
+        abandoned.destroy();
+
+        Cgroup cgroup = createAbsolute("split");
+        String inside = "/" + fixture.name + "/split";
+        Map<String, Set<String>> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        try (ChildPlacement placement = cgroup.beginPlacement()) {
+            Thread spawner = Thread.ofPlatform().start(() -> {
+                try {
+                    long tid = KernelCgroupFixture.currentThreadId();
+                    placement.placeThread(tid);
+                    seen.put("thread", hierarchiesShowing(Path.of("/proc/self/task/" + tid + "/cgroup"), inside));
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            spawner.join();
+        }
+        assertEquals(cgroup.location().directories().keySet(), seen.get("thread"),
+                "once placeThread returned, the spawning thread was inside in every hierarchy");
+        assertEquals(processBefore, KernelCgroupFixture.cgroupsOf(Path.of("/proc/self/cgroup")), "back home");
+        cgroup.destroy();
+        assertAllDirectories(cgroup, false);
+    }
+
     @Test
     void aCgroupNamespaceMadeOnAPlacedThreadIsRootedAtTheContainersCgroup() throws Exception {
         Cgroup cgroup = createAbsolute("ctr");
