@@ -56,7 +56,9 @@ public final class ChildPlacement implements AutoCloseable {
     private long tid = -1;
     private boolean closed;
 
-    /** The whole-process (v2) move under way on a helper thread, or null. */
+    /** Whether a whole-process (v2) move was made or is under way and not yet recorded. */
+    private boolean processMovePending;
+    /** The helper thread making it, or null when it was made on the calling thread. */
     private Thread processMove;
     private volatile CgroupException processMoveFailure;
     private Return processReturn;
@@ -70,10 +72,15 @@ public final class ChildPlacement implements AutoCloseable {
         this.movesWholeProcess = movesWholeProcess;
     }
 
-    /** {@link #begin} and {@link #placeThread} at once. */
+    /**
+     * {@link #begin} and {@link #placeThread} at once, all on the calling thread: no helper thread may
+     * be started here, since the caller may be a spawning thread that unshared its filesystem context,
+     * and a thread it creates would share that context again (setns into a mount namespace then fails
+     * with EINVAL while the helper lives; exec's spawning thread did exactly that).
+     */
     static ChildPlacement place(List<CgroupDirectory> directories, long tid, CgroupHierarchies known)
             throws CgroupException {
-        ChildPlacement placement = begin(directories, known);
+        ChildPlacement placement = begin(directories, known, false);
         placement.placeThread(tid);
         return placement;
     }
@@ -87,6 +94,11 @@ public final class ChildPlacement implements AutoCloseable {
      * @param known the hierarchies as the cgroup's creation found them, or null to look them up
      */
     static ChildPlacement begin(List<CgroupDirectory> directories, CgroupHierarchies known) throws CgroupException {
+        return begin(directories, known, true);
+    }
+
+    private static ChildPlacement begin(List<CgroupDirectory> directories, CgroupHierarchies known, boolean helper)
+            throws CgroupException {
         long pid = io.jrunc.bindings.Processes.getpid(); // not ProcessHandle: its class initialization starts a thread pool
         CgroupHierarchies hierarchies = known != null ? known : CgroupHierarchies.current();
         CgroupDirectory unified = null;
@@ -117,13 +129,19 @@ public final class ChildPlacement implements AutoCloseable {
         placement.processReturn = processReturn;
         placement.processMoveRequired = unified.required();
         Path target = unified.path();
-        placement.processMove = Thread.ofPlatform().name("jrunc-cgroup-move").daemon(true).start(() -> {
+        Runnable move = () -> {
             try {
                 CgroupDirectory.writeId(target, CgroupDirectory.PROCS, pid);
             } catch (CgroupException e) {
                 placement.processMoveFailure = e;
             }
-        });
+        };
+        placement.processMovePending = true;
+        if (helper) {
+            placement.processMove = Thread.ofPlatform().name("jrunc-cgroup-move").daemon(true).start(move);
+        } else {
+            move.run();
+        }
         return placement;
     }
 
@@ -179,28 +197,31 @@ public final class ChildPlacement implements AutoCloseable {
     private void finishProcessMove() throws CgroupException {
         Thread move;
         synchronized (this) {
+            if (!processMovePending) {
+                return;
+            }
             move = processMove;
         }
-        if (move == null) {
-            return;
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                move.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
+        if (move != null) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    move.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         CgroupException failure;
         synchronized (this) {
-            if (processMove == null) {
-                return; // another thread finished it
+            if (!processMovePending) {
+                return; // another thread recorded it meanwhile
             }
+            processMovePending = false;
             processMove = null;
             failure = processMoveFailure;
             if (failure == null) {
