@@ -5,6 +5,7 @@ import java.util.List;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
+import io.jrunc.runtime.ContainerId;
 import java.nio.file.Files;
 
 final class DeleteCommand extends Subcommand {
@@ -40,6 +41,9 @@ final class DeleteCommand extends Subcommand {
     public Integer call() {
         main.configure();
         Ids.require(id, "delete");
+        // Checked before anything is removed: ROOT/ID is only a container's directory for a valid id
+        // ("../x" would name a directory outside the root, "" the root itself).
+        ContainerId.validate(id);
         Container c;
         try {
             c = Container.load(main.root, id);

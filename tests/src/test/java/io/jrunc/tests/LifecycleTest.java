@@ -100,6 +100,23 @@ class LifecycleTest {
         assertTrue(line.get("time").asText().matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d.*"), lines.toString());
     }
 
+    /**
+     * delete of a missing container removes ROOT/ID as runc does, but only for a valid id: "../x" names
+     * a directory outside the root and "" the root itself, and both were once removed.
+     */
+    @Test
+    void deleteTouchesNothingOutsideItsContainersDirectory(Sandbox sb) throws Exception {
+        Path victim = Files.createDirectories(sb.dir().resolve("victim"));
+        Files.writeString(victim.resolve("keep"), "x");
+        Files.createDirectories(sb.jrunc().root());
+        for (String id : List.of("../victim", "..")) {
+            Result r = sb.jrunc().run("delete", "--force", id).exit(1);
+            assertTrue(r.stderr().contains("invalid container ID format"), id + ": " + r.stderr());
+        }
+        assertTrue(Files.exists(victim.resolve("keep")), "a directory beside the root survives");
+        assertTrue(Files.isDirectory(sb.jrunc().root()), "the root survives");
+    }
+
     /** Foreground run exits with the container's status; killed by signal N it exits 128+N. */
     @Test
     void foregroundRunExitStatus(Sandbox sb) throws Exception {
