@@ -10,9 +10,11 @@ import java.util.Map;
  *
  * <p>Parsing follows Go's flag package, which runc's urfave/cli uses, so callers' command lines mean
  * the same to jrunc: {@code -name} and {@code --name} alike, {@code --name=value} or {@code --name value},
- * {@code --bool=false}; the first argument that is not a flag ends the flags (so in
- * {@code exec ID sh -c x} the {@code -c} reaches sh), and {@code --} ends them explicitly. Errors use Go's
- * wording ("flag provided but not defined: -x"), which is what a runc caller sees in its log.
+ * {@code --bool=false}; the first argument that is not a flag ends the flags, and {@code --} ends them
+ * explicitly. Before that, a subcommand's own flags given after its arguments are moved in front of them,
+ * as urfave/cli v1 does ({@code delete ID --force}), except for commands whose trailing arguments belong
+ * to a process ({@code exec ID sh -c x}: the {@code -c} reaches sh). Errors use Go's wording ("flag
+ * provided but not defined: -x"), which is what a runc caller sees in its log.
  */
 final class Arguments {
     /** A command line that does not parse: urfave/cli prints the message with the command's help. */
@@ -50,7 +52,7 @@ final class Arguments {
             if (arg.equals("--")) {
                 break;
             }
-            String name = arg.substring(arg.charAt(1) == '-' ? 2 : 1);
+            String name = withoutDashes(arg);
             if (name.isEmpty() || name.charAt(0) == '-' || name.charAt(0) == '=') {
                 throw new UsageException("bad flag syntax: " + arg);
             }
@@ -134,9 +136,14 @@ final class Arguments {
         if (arg.length() < 2 || arg.charAt(0) != '-' || arg.equals("--")) {
             return false;
         }
-        String name = arg.substring(arg.charAt(1) == '-' ? 2 : 1);
+        String name = withoutDashes(arg);
         int eq = name.indexOf('=');
         return find(flags, eq < 0 ? name : name.substring(0, eq)) != null;
+    }
+
+    /** "--name=v" or "-name=v" without its one or two leading dashes. */
+    private static String withoutDashes(String arg) {
+        return arg.substring(arg.charAt(1) == '-' ? 2 : 1);
     }
 
     private static Flag find(List<Flag> flags, String name) {
