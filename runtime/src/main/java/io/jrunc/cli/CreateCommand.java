@@ -67,12 +67,10 @@ final class CreateCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
         if (pidfdSocket != null) {
             throw new ContainerException("--pidfd-socket is not supported by jrunc yet");
         }
         Main.failurePrefix = "jrunc create failed: ";
-        Ids.require(id, "create");
         try (Container c = ContainerCreator.create(main.root,
                 new CreateOptions(id, bundle, pidFile, consoleSocket, noPivot, noNewKeyring, preserveFds),
                 main.systemdCgroup)) {

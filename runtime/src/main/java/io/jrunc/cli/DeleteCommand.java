@@ -39,8 +39,6 @@ final class DeleteCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
-        Ids.require(id, "delete");
         // Checked before anything is removed: ROOT/ID is only a container's directory for a valid id
         // ("../x" would name a directory outside the root, "" the root itself).
         ContainerId.validate(id);

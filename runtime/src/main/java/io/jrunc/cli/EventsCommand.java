@@ -45,8 +45,6 @@ final class EventsCommand extends Subcommand {
 
     @Override
     public Integer call() throws InterruptedException {
-        main.configure();
-        Ids.require(id, "events");
         Duration every = duration(interval);
         if (stats) {
             try (Container c = Container.load(main.root, id)) {

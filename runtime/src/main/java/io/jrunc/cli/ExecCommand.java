@@ -112,12 +112,10 @@ final class ExecCommand extends Subcommand {
 
     @Override
     public Integer call() throws Exception {
-        main.configure();
         if (pidfdSocket != null) {
             throw new ContainerException("--pidfd-socket is not supported by jrunc yet");
         }
         Main.failurePrefix = "jrunc exec failed: ";
-        Ids.require(id, "exec");
         if (processLabel != null || apparmor != null) {
             throw new ContainerException("--process-label and --apparmor are not supported by jrunc yet");
         }

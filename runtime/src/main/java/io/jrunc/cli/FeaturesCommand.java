@@ -30,7 +30,6 @@ final class FeaturesCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
         System.out.println(Json.writeFeatures(RuntimeFeatures.of(Main.VERSION)));
         return 0;
     }

@@ -57,8 +57,6 @@ final class KillCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
-        Ids.require(id, "kill");
         int signo = Signals.parse(signal);
         try (Container c = Container.load(main.root, id)) {
             try {

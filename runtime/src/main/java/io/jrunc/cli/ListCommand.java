@@ -53,7 +53,6 @@ final class ListCommand extends Subcommand {
 
     @Override
     public Integer call() throws IOException {
-        main.configure();
         if (!format.equals("table") && !format.equals("json")) {
             throw new ContainerException("invalid format option");
         }

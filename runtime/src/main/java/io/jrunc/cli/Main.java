@@ -71,7 +71,7 @@ public final class Main {
         return value.isEmpty() || value.startsWith("${") ? "unknown" : value;
     }
 
-    /** Applies the global flags; every subcommand calls it first. */
+    /** Applies the global flags; run() does, once the subcommand has parsed and before it runs. */
     void configure() {
         Log.Format format = switch (logFormat) {
             case "text" -> Log.Format.TEXT;
@@ -159,7 +159,7 @@ public final class Main {
             System.out.print(c == null ? Help.global(FLAGS, commands()) : Help.command(c));
             return 0;
         }
-        if (name == null || global.flag("help") || global.helpRequested()) {
+        if (name == null || global.flag("help")) {
             System.out.print(Help.global(FLAGS, commands()));
             return 0;
         }
@@ -182,15 +182,28 @@ public final class Main {
                 System.out.print(Help.command(sub));
                 return 0;
             }
-            int count = parsed.positionalFrom(0).size();
-            if (sub.maxArguments() >= 0 && count > sub.maxArguments()) {
-                throw new ContainerException("jrunc: \"" + sub.name() + "\" requires "
-                        + (sub.exactArguments() ? "exactly " : "a maximum of ") + sub.maxArguments() + " argument(s)");
-            }
+            main.configure(); // before any error, so that it goes to --log in --log-format
+            checkArgumentCount(sub, parsed.positionalFrom(0).size());
             sub.read(parsed);
             return sub.call();
         } catch (Exception e) {
             return report(e);
+        }
+    }
+
+    /** runc's checkArgs: exactly N, or a minimum of 1 and a maximum of N (N = -1: no maximum). */
+    private static void checkArgumentCount(Subcommand sub, int count) {
+        int max = sub.maxArguments();
+        String problem = null;
+        if (sub.exactArguments()) {
+            problem = count == max ? null : "exactly " + max;
+        } else if (count < 1) {
+            problem = "a minimum of 1";
+        } else if (max >= 0 && count > max) {
+            problem = "a maximum of " + max;
+        }
+        if (problem != null) {
+            throw new ContainerException("jrunc: \"" + sub.name() + "\" requires " + problem + " argument(s)");
         }
     }
 

@@ -22,8 +22,6 @@ final class PauseCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
-        Ids.require(id, "pause");
         try (Container c = Container.load(main.root, id)) {
             c.pause();
         }

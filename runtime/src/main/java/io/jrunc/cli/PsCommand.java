@@ -53,8 +53,6 @@ final class PsCommand extends Subcommand {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        main.configure();
-        Ids.require(id, "ps");
         List<Long> pids;
         try (Container c = Container.load(main.root, id)) {
             pids = c.processes();

@@ -22,8 +22,6 @@ final class ResumeCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
-        Ids.require(id, "resume");
         try (Container c = Container.load(main.root, id)) {
             c.resume();
         }

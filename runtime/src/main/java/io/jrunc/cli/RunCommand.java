@@ -69,9 +69,7 @@ final class RunCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
         Main.failurePrefix = "jrunc run failed: ";
-        Ids.require(id, "run");
         // Like runc: a terminal without a console socket in the foreground means jrunc itself holds
         // the pty and connects it to its own stdio.
         Spec spec = ContainerCreator.loadBundle(id, bundle);

@@ -51,7 +51,6 @@ final class SpecCommand extends Subcommand {
 
     @Override
     public Integer call() throws IOException {
-        main.configure();
         if (!Files.isDirectory(bundle)) {
             throw new ContainerException("open " + bundle.resolve("config.json") + ": no such file or directory");
         }

@@ -22,8 +22,6 @@ final class StartCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
-        Ids.require(id, "start");
         try (Container c = Container.load(main.root, id)) {
             c.start();
         }

@@ -23,8 +23,6 @@ final class StateCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        main.configure();
-        Ids.require(id, "state");
         try (Container c = Container.load(main.root, id)) {
             System.out.print(Json.writeIndented(c.runcState(), Json.STATE_INDENT));
             System.out.flush();

@@ -103,8 +103,6 @@ final class UpdateCommand extends Subcommand {
 
     @Override
     public Integer call() throws IOException {
-        main.configure();
-        Ids.require(id, "update");
         if (l3CacheSchema != null || memBwSchema != null) {
             throw new ContainerException("Intel RDT is not supported by jrunc");
         }

@@ -104,6 +104,9 @@ class ArgumentsTest {
         assertEquals(-1, Main.command("ps").maxArguments());
         assertEquals(1, Main.run("--root", "/nonexistent", "state", "a", "b"), "one id only");
         assertEquals(1, Main.run("--root", "/nonexistent", "list", "x"));
+        assertEquals(1, Main.run("--root", "/nonexistent", "kill"), "kill needs at least the id");
+        assertEquals(1, Main.run("--root", "/nonexistent", "exec"), "exec needs at least the id");
+        assertEquals(0, Main.run("--root", "/nonexistent", "list"));
     }
 
     @Test

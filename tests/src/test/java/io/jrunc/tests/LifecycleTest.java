@@ -113,6 +113,8 @@ class LifecycleTest {
             Result r = sb.jrunc().run("delete", "--force", id).exit(1);
             assertTrue(r.stderr().contains("invalid container ID format"), id + ": " + r.stderr());
         }
+        Result empty = sb.jrunc().run("delete", "--force", "").exit(1);
+        assertTrue(empty.stderr().contains("container id cannot be empty"), empty.stderr());
         assertTrue(Files.exists(victim.resolve("keep")), "a directory beside the root survives");
         assertTrue(Files.isDirectory(sb.jrunc().root()), "the root survives");
     }
