@@ -1,0 +1,35 @@
+package io.jrunc.seccomp;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+
+/** A classic BPF program for seccomp(SECCOMP_SET_MODE_FILTER): at most 4096 instructions (BPF_MAXINSNS). */
+public record Program(List<Instruction> instructions) {
+    public static final int MAX_INSTRUCTIONS = 4096;
+
+    public Program {
+        instructions = List.copyOf(instructions);
+        if (instructions.isEmpty() || instructions.size() > MAX_INSTRUCTIONS) {
+            throw new IllegalArgumentException("a seccomp program has 1 to 4096 instructions, not "
+                    + instructions.size());
+        }
+    }
+
+    public int size() {
+        return instructions.size();
+    }
+
+    public Instruction get(int i) {
+        return instructions.get(i);
+    }
+
+    /** The program as an array of {@code struct sock_filter} in native (little-endian) byte order. */
+    public byte[] toBytes() {
+        ByteBuffer out = ByteBuffer.allocate(instructions.size() * 8).order(ByteOrder.nativeOrder());
+        for (Instruction insn : instructions) {
+            out.putShort((short) insn.code()).put((byte) insn.jt()).put((byte) insn.jf()).putInt(insn.k());
+        }
+        return out.array();
+    }
+}
