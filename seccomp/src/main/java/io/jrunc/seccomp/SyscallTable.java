@@ -21,4 +21,13 @@ public interface SyscallTable {
 
     /** Every name this architecture has. */
     Set<String> names();
+
+    /**
+     * The highest real syscall number on this architecture (x32's includes {@link Arch#X32_SYSCALL_BIT};
+     * ARM's is one of its private calls at 0x0f0000 and up), for a compiler that treats numbers above
+     * every known one specially. The default scans {@link #names}; the generated tables know it.
+     */
+    default int highest() {
+        return names().stream().mapToInt(this::number).max().orElse(ABSENT);
+    }
 }
