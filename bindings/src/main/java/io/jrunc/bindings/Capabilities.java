@@ -69,6 +69,21 @@ public final class Capabilities {
         }
     }
 
+    /**
+     * capset(2)'s two arguments as bytes, {@code [header, data]}, for a caller that makes the call in
+     * another task (a libc chain): the header names the calling task (pid 0).
+     */
+    public static byte[][] capsetArguments(Sets sets) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment data = arena.allocate(DATA_SIZE * DATA_COUNT, 4);
+            put(data, DATA_EFFECTIVE, sets.effective());
+            put(data, DATA_PERMITTED, sets.permitted());
+            put(data, DATA_INHERITABLE, sets.inheritable());
+            return new byte[][] {header(arena).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                    data.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)};
+        }
+    }
+
     private static MemorySegment header(Arena arena) {
         MemorySegment header = arena.allocate(HEADER_SIZE, 4);
         header.set(JAVA_INT, HEADER_VERSION, VERSION_3);

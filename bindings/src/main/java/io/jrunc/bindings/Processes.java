@@ -87,6 +87,11 @@ public final class Processes {
         return (int) Syscalls.call("pidfd_open", Integer.toString(pid), SyscallNumbers.PIDFD_OPEN, pid, 0);
     }
 
+    /** pidfd_getfd(2): a duplicate, close-on-exec, of descriptor {@code fd} of the process behind {@code pidfd}. */
+    public static int pidfdGetfd(int pidfd, int fd) {
+        return (int) Syscalls.call("pidfd_getfd", "fd " + fd, SyscallNumbers.PIDFD_GETFD, pidfd, fd, 0);
+    }
+
     public static void pidfdSendSignal(int pidfd, int signal) {
         Syscalls.call("pidfd_send_signal", "pidfd " + pidfd, SyscallNumbers.PIDFD_SEND_SIGNAL, pidfd, signal, 0, 0);
     }

@@ -19,6 +19,8 @@ class LibcChainTest {
         assertEquals(ucontext_t.uc_link$offset(), LibcChain.UC_LINK);
         assertEquals(ucontext_t.uc_stack$offset() + stack_t.ss_sp$offset(), LibcChain.UC_STACK_SP);
         assertEquals(ucontext_t.uc_stack$offset() + stack_t.ss_size$offset(), LibcChain.UC_STACK_SIZE);
+        assertEquals(ucontext_t.uc_sigmask$offset(), LibcChain.UC_SIGMASK);
+        assertEquals(ucontext_t.uc_sigmask$layout().byteSize(), LibcChain.SIGSET_SIZE);
     }
 
     /** A chain mounts a tmpfs in the thread's private mount namespace, then exits 0. */
