@@ -189,6 +189,13 @@ public final class Container implements AutoCloseable {
                 state.annotations(), state.owner());
     }
 
+    /** The OCI state as hooks and the seccomp listener receive it. */
+    State ociState() {
+        Status status = status();
+        return new State(state.ociVersion(), state.id(), ContainerStatus.valueOf(status.name()),
+                status == Status.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
+    }
+
     /** The OCI state document hooks receive on stdin. */
     public byte[] ociStateJson() {
         return ociStateJson(ContainerStatus.valueOf(status().name()));

@@ -8,14 +8,19 @@ import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
 import io.jrunc.cgroups.CgroupsPath;
 import io.jrunc.cgroups.ChildPlacement;
+import io.jrunc.runtime.init.ChainSpawn;
+import io.jrunc.runtime.init.ChildStatus;
 import io.jrunc.runtime.init.ContainerFinisher;
 import io.jrunc.runtime.init.ContainerInit;
 import io.jrunc.runtime.init.ExecutableLookup;
 import io.jrunc.runtime.init.NamespacePlan;
 import io.jrunc.runtime.init.SpawnThread;
+import io.jrunc.seccomp.CompiledFilter;
+import io.jrunc.spec.ContainerStatus;
 import io.jrunc.spec.Spec;
 import io.jrunc.spec.SpecException;
 import io.jrunc.spec.SpecLoader;
+import io.jrunc.spec.State;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -59,6 +64,7 @@ public final class ContainerCreator {
     public static Container create(Path root, CreateOptions options, boolean systemdCgroup, Spec spec) {
         Path bundle = options.bundle().toAbsolutePath().normalize();
         refuseUnsupported(spec, systemdCgroup);
+        CompiledFilter filter = ContainerSeccomp.compile(spec);
         boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
         if (terminal && options.consoleSocket() == null && options.consoleFd() < 0) {
             throw new ContainerException("cannot allocate tty if runc will detach without setting console socket");
@@ -109,7 +115,7 @@ public final class ContainerCreator {
             }
 
             ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, placement, options.noPivot(),
-                    consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id());
+                    consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id(), filter);
             SpawnThread thread = new SpawnThread("jrunc-init", init).start();
             try {
                 pid = thread.awaitChild(SPAWN_TIMEOUT_MILLIS);
@@ -117,6 +123,14 @@ public final class ContainerCreator {
             } finally {
                 placement.close();
                 placement = null;
+            }
+            if (init.expected() != null) {
+                ChildStatus.verify(pid, init.expected());
+            }
+            if (filter != null && filter.usesNotify()) {
+                ContainerSeccomp.sendListener(spec.linux().seccomp(), pid,
+                        ChainSpawn.listenerFd(options.preserveFds(), false), new State(spec.ociVersion(),
+                                options.id(), ContainerStatus.CREATING, pid, bundle.toString(), spec.annotations()));
             }
             // Limits are applied once the JVM is out of the cgroup again (on cgroup v2 the placement
             // moved the whole JVM in, and its threads and memory would count against them), and
@@ -164,9 +178,6 @@ public final class ContainerCreator {
 
     /** Settings jrunc cannot honour yet are refused: security settings are never silently ignored. */
     static void refuseUnsupported(Spec spec, boolean systemdCgroup) {
-        if (spec.linux() != null && spec.linux().seccomp() != null) {
-            throw new ContainerException("linux.seccomp: seccomp is not supported by jrunc yet");
-        }
         if (spec.linux() != null && spec.linux().uidMappings() != null && !spec.linux().uidMappings().isEmpty()) {
             throw new ContainerException("linux.uidMappings: user namespaces are not supported by jrunc yet");
         }

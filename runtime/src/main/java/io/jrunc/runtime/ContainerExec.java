@@ -5,7 +5,10 @@ import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Processes;
 import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.ChildPlacement;
+import io.jrunc.runtime.init.ChainSpawn;
+import io.jrunc.runtime.init.ChildStatus;
 import io.jrunc.runtime.init.ExecInit;
+import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.runtime.init.SpawnThread;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,6 +41,8 @@ public final class ContainerExec {
         // The new process waits at the gate in the container's pid namespace, beside the container's
         // own processes, while it still shares this JVM's address space: make that non-dumpable first.
         io.jrunc.bindings.Prctl.setDumpable(false);
+        // runc applies the container's profile to every exec'd process.
+        CompiledFilter filter = ContainerSeccomp.compile(container.config());
         Path fifo = container.stateDirectory().resolve("exec-" + UUID.randomUUID() + ".fifo");
         int gateFd = -1;
         int consoleFd = -1;
@@ -51,15 +56,23 @@ public final class ContainerExec {
                 consoleFd = UnixSockets.connect(options.consoleSocket().toString());
             }
             ExecInit init = new ExecInit(container.state().pid(), options.process(), container.cgroup(), gateFd,
-                    consoleFd, options.preserveFds());
+                    consoleFd, options.preserveFds(), filter);
             SpawnThread thread = new SpawnThread("jrunc-exec", init).start();
             try {
                 pid = thread.awaitChild(60_000);
+                if (filter != null) {
+                    thread.awaitGate(pid, 60_000);
+                    ChildStatus.verify(pid, init.expected());
+                }
             } finally {
                 ChildPlacement placement = init.placement();
                 if (placement != null) {
                     placement.close();
                 }
+            }
+            if (filter != null && filter.usesNotify()) {
+                ContainerSeccomp.sendListener(container.config().linux().seccomp(), pid,
+                        ChainSpawn.listenerFd(options.preserveFds(), true), container.ociState());
             }
             Rlimits.apply(pid, uid(options), gid(options), options.process().rlimits());
             if (options.pidFile() != null) {

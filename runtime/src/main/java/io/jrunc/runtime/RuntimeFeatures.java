@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * The `features` document (runtime-spec features.md), telling the truth about this build: no user
- * namespaces, no seccomp, no AppArmor/SELinux yet, and the cgroup versions this host offers.
+ * namespaces, no AppArmor/SELinux yet, the cgroup versions this host offers, and what the seccomp
+ * compiler handles (the architectures it has tables for, the flags this kernel takes).
  */
 public final class RuntimeFeatures {
     private RuntimeFeatures() {}
@@ -28,10 +29,29 @@ public final class RuntimeFeatures {
                         "suid", "sync", "unbindable"),
                 new Features.Linux(List.of("cgroup", "ipc", "mount", "network", "pid", "time", "uts"), caps,
                         new Features.Cgroup(v1, v2, false, false, false),
-                        new Features.Seccomp(false, null, null, null, null, null),
+                        seccomp(),
                         new Features.Apparmor(false), new Features.Selinux(false), new Features.IntelRdt(false, null, null),
                         null, null, null),
                 Map.of("io.jrunc.version", version, "io.jrunc.cgroup.mode", mode.name().toLowerCase()),
                 List.of("bundle"));
+    }
+
+    private static Features.Seccomp seccomp() {
+        List<String> archs = new java.util.ArrayList<>();
+        for (io.jrunc.seccomp.Arch arch : io.jrunc.seccomp.Arch.values()) {
+            archs.add(arch.specName());
+        }
+        java.util.Collections.sort(archs);
+        List<String> known = List.of("SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
+                "SECCOMP_FILTER_FLAG_LOG", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV");
+        // TSYNC is accepted and has nothing to do (the filtered process is single-threaded);
+        // WAIT_KILLABLE_RECV needs Linux 5.19.
+        List<String> supported = ContainerSeccomp.killableRecvSupported() ? known : known.subList(0, 3);
+        return new Features.Seccomp(true,
+                List.of("SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
+                        "SCMP_ACT_KILL_THREAD", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY", "SCMP_ACT_TRACE", "SCMP_ACT_TRAP"),
+                List.of("SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT", "SCMP_CMP_LE", "SCMP_CMP_LT",
+                        "SCMP_CMP_MASKED_EQ", "SCMP_CMP_NE"),
+                archs, known, supported);
     }
 }

@@ -147,6 +147,31 @@ public final class Bundle {
         return write();
     }
 
+    /** Sets {@code linux.seccomp} (a copy of {@code profile}), or removes it for null. */
+    public Bundle seccomp(JsonNode profile) {
+        ObjectNode linux = config.withObjectProperty("linux");
+        if (profile == null) {
+            linux.remove("seccomp");
+        } else {
+            linux.set("seccomp", profile.deepCopy());
+        }
+        return write();
+    }
+
+    /**
+     * A profile captured from a real client (seccomp/src/test/resources/profiles, README there):
+     * {@code podman-default}, {@code containerd-default}.
+     */
+    public static JsonNode capturedProfile(String name) {
+        Path file = Path.of(System.getProperty("user.dir")).getParent()
+                .resolve("seccomp/src/test/resources/profiles/" + name + ".json");
+        try {
+            return Jrunc.JSON.readTree(Files.readString(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Replaces the rlimits with one {@code type} limit. */
     public Bundle rlimit(String type, long hard, long soft) {
         ArrayNode limits = process().putArray("rlimits");

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What the kernel shows a container's process: each test runs one container whose shell prints
@@ -31,7 +33,7 @@ class InsideContainerTest {
         s.append("echo fds-begin; ls /proc/1/fd; echo fds-long; ls -l /proc/1/fd; echo fds-end;");
         s.append("[ -e /proc/1/fd/3 ] && echo \"fd3 $(cat <&3)\";");
         s.append("echo \"id $(id)\"; echo \"umask $(umask)\"; echo \"nofile $(ulimit -n) $(ulimit -Hn)\";");
-        s.append("grep -E '^(Cap|NoNewPrivs|SigBlk|SigIgn)' /proc/self/status | sed 's/^/status /';");
+        s.append("grep -E '^(Cap|NoNewPrivs|SigBlk|SigIgn|Seccomp)' /proc/self/status | sed 's/^/status /';");
         s.append("sed 's/^/mountinfo /' /proc/self/mountinfo;");
         s.append("for p in ").append(String.join(" ", masked)).append("; do ");
         s.append("if [ -d $p ]; then echo \"masked $p $(ls -A $p | wc -l)\"; ");
@@ -43,10 +45,15 @@ class InsideContainerTest {
         return s.toString();
     }
 
-    /** Root with differing capability sets, NNP on, a low RLIMIT_NOFILE, a missing cwd, a preserved fd. */
-    @Test
-    void rootProcessSeesItsConfig(Sandbox sb) throws Exception {
-        Bundle b = sb.bundle();
+    /**
+     * Root with differing capability sets, NNP on, a low RLIMIT_NOFILE, a missing cwd, a preserved fd;
+     * and the same under podman's seccomp profile, whose process a libc chain makes instead of
+     * posix_spawn (docs/seccomp.md): both must give what runc gives.
+     */
+    @ParameterizedTest(name = "podman seccomp profile: {0}")
+    @ValueSource(booleans = {false, true})
+    void rootProcessSeesItsConfig(boolean seccomp, Sandbox sb) throws Exception {
+        Bundle b = sb.bundle().seccomp(seccomp ? Bundle.capturedProfile("podman-default") : null);
         Files.createDirectories(b.rootfs().resolve("rodir"));
         Files.writeString(b.rootfs().resolve("secret"), "top secret\n");
         b.addMaskedPath("/secret").addReadonlyPath("/rodir");
@@ -82,6 +89,7 @@ class InsideContainerTest {
                 () -> assertEquals(Caps.hex(inheritable), f.status().get("CapInh"), "CapInh"),
                 () -> assertEquals(Caps.hex(List.of()), f.status().get("CapAmb"), "CapAmb"),
                 () -> assertEquals("1", f.status().get("NoNewPrivs"), "NoNewPrivs"),
+                () -> assertEquals(seccomp ? "2" : "0", f.status().get("Seccomp"), "Seccomp"),
                 () -> assertEquals("0000000000000000", f.status().get("SigBlk"), "SigBlk"),
                 () -> assertEquals("0000000000000000", f.status().get("SigIgn"), "SigIgn"),
                 () -> checkMountinfo(sb, b, f.all("mountinfo")),
@@ -100,10 +108,14 @@ class InsideContainerTest {
         sameCapabilitiesAsRunc(f, runc);
     }
 
-    /** A non-root user with ambient capabilities, extra groups, a umask, and NNP off. */
-    @Test
-    void nonRootUserGetsItsIdsAndCapabilities(Sandbox sb) throws Exception {
-        Bundle b = sb.bundle();
+    /**
+     * A non-root user with ambient capabilities, extra groups, a umask, and NNP off; with a seccomp
+     * profile the child loads the filter before it drops its credentials (no NNP needs CAP_SYS_ADMIN).
+     */
+    @ParameterizedTest(name = "podman seccomp profile: {0}")
+    @ValueSource(booleans = {false, true})
+    void nonRootUserGetsItsIdsAndCapabilities(boolean seccomp, Sandbox sb) throws Exception {
+        Bundle b = sb.bundle().seccomp(seccomp ? Bundle.capturedProfile("podman-default") : null);
         Files.writeString(b.rootfs().resolve("etc/passwd"), "root:x:0:0::/root:/bin/sh\nu:x:1000:1000::/home/u:/bin/sh\n");
         List<String> bounding = List.of("CAP_CHOWN", "CAP_KILL", "CAP_NET_RAW", "CAP_SETUID");
         List<String> set = List.of("CAP_KILL", "CAP_NET_RAW");
@@ -125,6 +137,7 @@ class InsideContainerTest {
                 () -> assertEquals(Caps.hex(ambient), f.status().get("CapPrm"), "CapPrm"),
                 () -> assertEquals(Caps.hex(ambient), f.status().get("CapEff"), "CapEff"),
                 () -> assertEquals("0", f.status().get("NoNewPrivs"), "NoNewPrivs"),
+                () -> assertEquals(seccomp ? "2" : "0", f.status().get("Seccomp"), "Seccomp"),
                 () -> assertEquals("0000000000000000", f.status().get("SigBlk"), "SigBlk"),
                 () -> assertEquals("0000000000000000", f.status().get("SigIgn"), "SigIgn"),
                 () -> assertEquals(List.of("0", "1", "2"), f.between("fds-begin", "fds-long"), "open fds"));

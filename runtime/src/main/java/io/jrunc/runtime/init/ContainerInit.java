@@ -8,6 +8,7 @@ import io.jrunc.bindings.Namespaces;
 import io.jrunc.bindings.Uts;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.ChildPlacement;
+import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.spec.Spec;
 import java.nio.file.Path;
 
@@ -31,11 +32,17 @@ public final class ContainerInit implements SpawnThread.Body {
     private final int preserveFds;
     private final String newKeyring;
     private final ChildPlacement placement;
+    private final CompiledFilter filter;
     private volatile RootfsBuilder.Prepared prepared;
+    private volatile ChildStatus.Expected expected;
 
-    /** @param placement begun by the creating thread ({@link Cgroup#beginPlacement}), which closes it */
+    /**
+     * @param placement begun by the creating thread ({@link Cgroup#beginPlacement}), which closes it
+     * @param filter the compiled linux.seccomp, or null: with one, the child is made by a {@link ChainSpawn}
+     */
     public ContainerInit(Spec spec, Path rootfs, Path execFifo, NamespacePlan namespaces, Cgroup cgroup,
-            ChildPlacement placement, boolean noPivot, int consoleSocket, int preserveFds, String newKeyring) {
+            ChildPlacement placement, boolean noPivot, int consoleSocket, int preserveFds, String newKeyring,
+            CompiledFilter filter) {
         this.spec = spec;
         this.rootfs = rootfs;
         this.execFifo = execFifo;
@@ -46,6 +53,12 @@ public final class ContainerInit implements SpawnThread.Body {
         this.consoleSocket = consoleSocket;
         this.preserveFds = preserveFds;
         this.newKeyring = newKeyring;
+        this.filter = filter;
+    }
+
+    /** What the child must show in /proc/PID/status ({@link ChildStatus}); null unless a chain made it. */
+    public ChildStatus.Expected expected() {
+        return expected;
     }
 
     /** What the rootfs step left for the finisher; valid once the child exists. */
@@ -77,7 +90,8 @@ public final class ContainerInit implements SpawnThread.Body {
         }
 
         CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(), namespaces.creates(CLONE_NEWCGROUP));
-        prepared = new RootfsBuilder(spec, rootfs, cgroupMounts).prepare(noPivot, execFifo, ProcessLauncher.gateFd(preserveFds));
+        prepared = new RootfsBuilder(spec, rootfs, cgroupMounts).prepare(noPivot, execFifo,
+                ChainSpawn.gateFd(preserveFds, filter));
 
         if (spec.hostname() != null && !spec.hostname().isEmpty()) {
             requireUts("hostname");
@@ -100,9 +114,18 @@ public final class ContainerInit implements SpawnThread.Body {
             joinSessionKeyring(newKeyring);
         }
         FsContext.umask(setup.request().umask());
-        setup.credentials().apply();
-        self.spawning();
-        return ProcessLauncher.spawn(setup.request(), new ProcessLauncher.Gate(prepared.gatePath(), -1), slave);
+        ProcessLauncher.Gate gate = new ProcessLauncher.Gate(prepared.gatePath(), -1);
+        if (filter == null) {
+            setup.credentials().apply();
+            self.spawning();
+            return ProcessLauncher.spawn(setup.request(), gate, slave);
+        }
+        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, slave, setup.credentials(), filter)) {
+            PreExecCheck.check(filter, chain.afterLoad());
+            expected = ChildStatus.expected(setup.credentials(), true);
+            self.spawning();
+            return chain.spawn();
+        }
     }
 
     /** A session keyring of its own (runc's default; --no-new-keyring skips it). Kernels without keys are fine. */

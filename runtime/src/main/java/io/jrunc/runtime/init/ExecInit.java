@@ -3,6 +3,7 @@ package io.jrunc.runtime.init;
 import io.jrunc.bindings.FsContext;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.ChildPlacement;
+import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.spec.Process;
 
 /**
@@ -17,15 +18,25 @@ public final class ExecInit implements SpawnThread.Body {
     private final int gateFd;
     private final int consoleSocket;
     private final int preserveFds;
+    private final CompiledFilter filter;
     private volatile ChildPlacement placement;
+    private volatile ChildStatus.Expected expected;
 
-    public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds) {
+    /** @param filter the container's compiled linux.seccomp, or null (then posix_spawn makes the process) */
+    public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds,
+            CompiledFilter filter) {
         this.initPid = initPid;
         this.process = process;
         this.cgroup = cgroup;
         this.gateFd = gateFd;
         this.consoleSocket = consoleSocket;
         this.preserveFds = preserveFds;
+        this.filter = filter;
+    }
+
+    /** What the child must show in /proc/PID/status; null unless a {@link ChainSpawn} made it. */
+    public ChildStatus.Expected expected() {
+        return expected;
     }
 
     public ChildPlacement placement() {
@@ -46,8 +57,17 @@ public final class ExecInit implements SpawnThread.Body {
             slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);
         }
         FsContext.umask(setup.request().umask());
-        setup.credentials().apply();
-        self.spawning();
-        return ProcessLauncher.spawn(setup.request(), new ProcessLauncher.Gate(null, gateFd), slave);
+        ProcessLauncher.Gate gate = new ProcessLauncher.Gate(null, gateFd);
+        if (filter == null) {
+            setup.credentials().apply();
+            self.spawning();
+            return ProcessLauncher.spawn(setup.request(), gate, slave);
+        }
+        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, slave, setup.credentials(), filter)) {
+            PreExecCheck.check(filter, chain.afterLoad());
+            expected = ChildStatus.expected(setup.credentials(), true);
+            self.spawning();
+            return chain.spawn();
+        }
     }
 }

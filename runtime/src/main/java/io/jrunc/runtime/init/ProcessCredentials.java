@@ -19,16 +19,40 @@ import java.util.List;
 public record ProcessCredentials(int uid, int gid, int[] additionalGids, LinuxCapabilities capabilities,
         boolean noNewPrivileges) {
 
-    public void apply() {
+    /**
+     * The capability sets the process ends with, as masks of the capabilities this kernel has:
+     * {@code ambient} holds only those the kernel will raise (permitted and inheritable).
+     */
+    public record Sets(long bounding, long effective, long permitted, long inheritable, long ambient) {}
+
+    public Sets sets() {
         long bounding = mask(capabilities == null ? null : capabilities.bounding(), "bounding");
         long effective = mask(capabilities == null ? null : capabilities.effective(), "effective");
         long permitted = mask(capabilities == null ? null : capabilities.permitted(), "permitted");
         long inheritable = mask(capabilities == null ? null : capabilities.inheritable(), "inheritable");
-        List<String> ambient = capabilities == null ? null : capabilities.ambient();
+        long ambient = 0;
+        List<String> names = capabilities == null ? null : capabilities.ambient();
+        if (names != null) {
+            int last = Capabilities.lastCap();
+            for (String name : names) {
+                int cap = Capabilities.number(name);
+                // The kernel raises an ambient capability only if it is permitted and inheritable;
+                // runc's default config lists ambient ones without inheritable, and runc skips those
+                // with a warning rather than failing. So do we (docs/runtime.md), without asking the
+                // kernel for an error we know (an exception here cost create ~2.5 ms).
+                if (cap >= 0 && cap <= last && (permitted & inheritable & (1L << cap)) != 0) {
+                    ambient |= 1L << cap;
+                }
+            }
+        }
+        return new Sets(bounding, effective, permitted, inheritable, ambient);
+    }
 
+    public void apply() {
+        Sets sets = sets();
         int last = Capabilities.lastCap();
         for (int cap = 0; cap <= last; cap++) {
-            if ((bounding & (1L << cap)) == 0 && Prctl.inBoundingSet(cap)) {
+            if ((sets.bounding() & (1L << cap)) == 0 && Prctl.inBoundingSet(cap)) {
                 Prctl.dropBoundingCapability(cap);
             }
         }
@@ -36,21 +60,14 @@ public record ProcessCredentials(int uid, int gid, int[] additionalGids, LinuxCa
         ThreadCredentials.setgroups(additionalGids);
         ThreadCredentials.setresgid(gid, gid, gid);
         ThreadCredentials.setresuid(uid, uid, uid);
-        Capabilities.set(new Capabilities.Sets(effective, permitted, inheritable));
+        Capabilities.set(new Capabilities.Sets(sets.effective(), sets.permitted(), sets.inheritable()));
         Prctl.clearAmbient();
-        if (ambient != null) {
-            for (String name : ambient) {
-                int cap = Capabilities.number(name);
-                // The kernel raises an ambient capability only if it is permitted and inheritable;
-                // runc's default config lists ambient ones without inheritable, and runc skips those
-                // with a warning rather than failing. So do we (docs/runtime.md), without asking the
-                // kernel for an error we know (an exception here cost create ~2.5 ms).
-                if (cap >= 0 && cap <= last && (permitted & inheritable & (1L << cap)) != 0) {
-                    try {
-                        Prctl.raiseAmbient(cap);
-                    } catch (io.jrunc.bindings.ErrnoException e) {
-                        // e.g. SECBIT_NO_CAP_AMBIENT_RAISE: skipped likewise
-                    }
+        for (int cap = 0; cap <= last; cap++) {
+            if ((sets.ambient() & (1L << cap)) != 0) {
+                try {
+                    Prctl.raiseAmbient(cap);
+                } catch (io.jrunc.bindings.ErrnoException e) {
+                    // e.g. SECBIT_NO_CAP_AMBIENT_RAISE: skipped, as runc does
                 }
             }
         }

@@ -64,7 +64,7 @@ public final class SpawnThread {
             return;
         }
         for (Class<?> inEachJar : List.of(SpawnThread.class, io.jrunc.bindings.Errno.class,
-                io.jrunc.spec.Spec.class, io.jrunc.cgroups.Cgroup.class)) {
+                io.jrunc.spec.Spec.class, io.jrunc.cgroups.Cgroup.class, io.jrunc.seccomp.Arch.class)) {
             if (ClassLoader.getSystemResource(inEachJar.getName().replace('.', '/') + ".class") == null) {
                 throw new IllegalStateException("class path without " + inEachJar.getName());
             }

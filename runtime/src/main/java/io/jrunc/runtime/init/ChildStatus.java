@@ -1,0 +1,88 @@
+package io.jrunc.runtime.init;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks, from /proc/PID/status, that a process made by a {@link ChainSpawn} is what its steps were to
+ * make it: a chain does not see its steps fail, so create and exec call this while the child waits at
+ * the gate, and fail (killing it) on any difference, before the program could run.
+ */
+public final class ChildStatus {
+    private ChildStatus() {}
+
+    /** What the child must show; {@code seccompFilters} counts the filters it inherited plus its own. */
+    public record Expected(int uid, int gid, int[] groups, ProcessCredentials.Sets caps, long bounding,
+            boolean noNewPrivs, int seccompFilters) {}
+
+    public static Expected expected(ProcessCredentials credentials, boolean filtered) {
+        Map<String, String> self = read(Path.of("/proc/thread-self/status"));
+        long bounding = credentials.sets().bounding() & Long.parseUnsignedLong(self.get("CapBnd"), 16);
+        boolean nnp = credentials.noNewPrivileges() || "1".equals(self.get("NoNewPrivs"));
+        int inherited = Integer.parseInt(self.getOrDefault("Seccomp_filters", "0"));
+        return new Expected(credentials.uid(), credentials.gid(), credentials.additionalGids(), credentials.sets(),
+                bounding, nnp, inherited + (filtered ? 1 : 0));
+    }
+
+    public static void verify(int pid, Expected e) {
+        Map<String, String> s = read(Path.of("/proc", Integer.toString(pid), "status"));
+        List<String> wrong = new ArrayList<>();
+        same(wrong, s, "Uid", e.uid() + "\t" + e.uid() + "\t" + e.uid() + "\t" + e.uid());
+        same(wrong, s, "Gid", e.gid() + "\t" + e.gid() + "\t" + e.gid() + "\t" + e.gid());
+        int[] groups = e.groups().clone();
+        Arrays.sort(groups);
+        int[] seen = s.getOrDefault("Groups", "").isBlank() ? new int[0]
+                : Arrays.stream(s.get("Groups").trim().split("\\s+")).mapToInt(Integer::parseInt).sorted().toArray();
+        if (!Arrays.equals(groups, seen)) {
+            wrong.add("Groups is " + Arrays.toString(seen) + ", expected " + Arrays.toString(groups));
+        }
+        same(wrong, s, "CapInh", hex(e.caps().inheritable()));
+        same(wrong, s, "CapPrm", hex(e.caps().permitted()));
+        same(wrong, s, "CapEff", hex(e.caps().effective()));
+        same(wrong, s, "CapBnd", hex(e.bounding()));
+        same(wrong, s, "CapAmb", hex(e.caps().ambient()));
+        same(wrong, s, "NoNewPrivs", e.noNewPrivs() ? "1" : "0");
+        if (e.seccompFilters() > 0) {
+            same(wrong, s, "Seccomp", "2");
+        }
+        same(wrong, s, "Seccomp_filters", Integer.toString(e.seccompFilters()));
+        same(wrong, s, "SigBlk", hex(0));
+        same(wrong, s, "SigIgn", hex(0));
+        if (!wrong.isEmpty()) {
+            throw new IllegalStateException("container process setup failed: " + String.join(", ", wrong));
+        }
+    }
+
+    private static void same(List<String> wrong, Map<String, String> status, String field, String expected) {
+        String seen = status.get(field);
+        if (!expected.equals(seen)) {
+            wrong.add(field + " is " + seen + ", expected " + expected);
+        }
+    }
+
+    private static String hex(long mask) {
+        return String.format("%016x", mask);
+    }
+
+    private static Map<String, String> read(Path status) {
+        try {
+            Map<String, String> fields = new HashMap<>();
+            for (String line : Files.readAllLines(status)) {
+                int colon = line.indexOf(':');
+                if (colon > 0) {
+                    fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+                }
+            }
+            return fields;
+        } catch (IOException e) {
+            throw new UncheckedIOException(status.toString(), e);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.jrunc.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.UnixSockets;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * linux.seccomp through the binary, asserted from inside the container: what a denied, killed, 32-bit
+ * or notified syscall does there, and that exec'd processes are filtered too.
+ */
+@ExtendWith(JruncExtension.class)
+class SeccompTest {
+
+    /** A profile: {@code defaultAction} and rules of {@code {names..., action, errnoRet}}. */
+    static ObjectNode profile(String defaultAction, String... architectures) {
+        ObjectNode p = Jrunc.JSON.createObjectNode();
+        p.put("defaultAction", defaultAction);
+        ArrayNode archs = p.putArray("architectures");
+        for (String a : architectures) {
+            archs.add(a);
+        }
+        p.putArray("syscalls");
+        return p;
+    }
+
+    static ObjectNode rule(ObjectNode profile, String action, String... names) {
+        ObjectNode r = ((ArrayNode) profile.get("syscalls")).addObject();
+        ArrayNode n = r.putArray("names");
+        for (String name : names) {
+            n.add(name);
+        }
+        r.put("action", action);
+        return r;
+    }
+
+    @Test
+    void aDeniedMkdirFailsWithEpermAndEverythingElseWorks(Sandbox sb) {
+        ObjectNode p = profile("SCMP_ACT_ALLOW", "SCMP_ARCH_X86_64");
+        rule(p, "SCMP_ACT_ERRNO", "mkdir", "mkdirat").put("errnoRet", 1);
+        Bundle b = sb.bundle().seccomp(p).sh("mkdir /tmp/x; echo \"mkdir $?\"; touch /tmp/y && echo touched; "
+                + "grep -E '^Seccomp' /proc/self/status | sed 's/^/status /'");
+        Result r = sb.jrunc().in(b.dir(), "run", sb.id("mkdir")).ok();
+        Facts f = new Facts(r.stdout());
+        assertEquals("1", f.one("mkdir"), r.describe("mkdir must fail"));
+        assertTrue(r.stderr().contains("Operation not permitted"), r.describe("EPERM's message"));
+        assertTrue(r.stdout().contains("touched"), r.describe("other syscalls work"));
+        assertEquals("2", f.status().get("Seccomp"));
+        assertEquals("1", f.status().get("Seccomp_filters"));
+    }
+
+    @Test
+    void killProcessEndsTheContainerWithSigsys(Sandbox sb) {
+        ObjectNode p = profile("SCMP_ACT_ALLOW");
+        rule(p, "SCMP_ACT_KILL_PROCESS", "uname");
+        Bundle b = sb.bundle().seccomp(p).sh("echo before; uname; echo after");
+        Result r = sb.jrunc().in(b.dir(), "run", sb.id("kill")).exit(128 + 31);
+        assertTrue(r.stdout().contains("before") && !r.stdout().contains("after"), r.describe("killed at uname"));
+    }
+
+    @Test
+    void execdProcessesAreFilteredToo(Sandbox sb) {
+        ObjectNode p = profile("SCMP_ACT_ALLOW");
+        rule(p, "SCMP_ACT_ERRNO", "mkdir", "mkdirat").put("errnoRet", 13);
+        Bundle b = sb.bundle().seccomp(p).args("sleep", "1000");
+        String id = sb.id("exec");
+        Jrunc j = sb.jrunc();
+        j.in(b.dir(), "run", "--detach", id).ok();
+        Result r = j.run("exec", id, "sh", "-c", "mkdir /tmp/z; echo \"mkdir $?\"; "
+                + "grep -E '^(Seccomp|NoNewPrivs)' /proc/self/status | sed 's/^/status /'").ok();
+        Facts f = new Facts(r.stdout());
+        assertEquals("1", f.one("mkdir"));
+        assertTrue(r.stderr().contains("Permission denied"), r.describe("the profile's errno, EACCES"));
+        assertEquals("2", f.status().get("Seccomp"));
+        assertEquals("1", f.status().get("Seccomp_filters"));
+        j.run("delete", "--force", id).ok();
+    }
+
+    /**
+     * Default deny, allowing only what busybox's shell and the applets below need: the container runs,
+     * and a call outside the list fails with the default errno.
+     */
+    @Test
+    void aStrictDefaultDenyProfileRunsABusyboxShell(Sandbox sb) {
+        ObjectNode p = profile("SCMP_ACT_ERRNO", "SCMP_ARCH_X86_64");
+        p.put("defaultErrnoRet", 1);
+        rule(p, "SCMP_ACT_ALLOW", "read", "write", "writev", "openat", "open", "close", "fstat", "newfstatat", "stat",
+                "lstat", "statx", "lseek", "mmap", "munmap", "mprotect", "brk", "rt_sigaction", "rt_sigprocmask",
+                "rt_sigreturn", "ioctl", "access", "faccessat", "faccessat2", "execve", "exit", "exit_group", "wait4",
+                "clone", "fork", "vfork", "getpid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getpgrp",
+                "setpgid", "dup2", "dup3", "fcntl", "getcwd", "chdir", "uname", "getdents64", "arch_prctl",
+                "set_tid_address", "prlimit64", "readlink", "readlinkat", "pipe", "pipe2", "poll", "futex",
+                "getrandom", "sysinfo", "kill", "tgkill", "gettid", "nanosleep", "clock_nanosleep");
+        Bundle b = sb.bundle().seccomp(p).sh("echo \"hello $(echo nested)\"; ls / >/dev/null && echo listed; "
+                + "hostname x 2>/dev/null; echo \"sethostname $?\"");
+        Result r = sb.jrunc().in(b.dir(), "run", sb.id("strict")).ok();
+        Facts f = new Facts(r.stdout());
+        assertEquals("nested", f.one("hello"), r.describe("the shell runs"));
+        assertTrue(r.stdout().contains("listed"), r.describe("ls runs"));
+        assertEquals("1", f.one("sethostname"), r.describe("sethostname is not in the list"));
+    }
+
+    /** A profile that denies a call the child makes after loading the filter is refused up front. */
+    @Test
+    void aProfileDenyingTheChildsOwnCallsIsRefused(Sandbox sb) {
+        ObjectNode p = profile("SCMP_ACT_ALLOW");
+        rule(p, "SCMP_ACT_ERRNO", "execve");
+        Bundle b = sb.bundle().seccomp(p).args("true");
+        Result r = sb.jrunc().in(b.dir(), "run", sb.id("execve")).exit(1);
+        assertTrue(r.stderr().contains("linux.seccomp: the profile gives execve SCMP_ACT_ERRNO(1)"), r.describe("names the call"));
+        assertFalse(r.stderr().contains("Exception"), r.describe("no stack trace"));
+        assertEquals(List.of(), sb.leftovers());
+    }
+
+    @Test
+    void anInvalidProfileGetsOneErrorLineNamingTheField(Sandbox sb) {
+        ObjectNode p = profile("SCMP_ACT_ALLOW");
+        rule(p, "SCMP_ACT_FOO", "mkdir");
+        Bundle b = sb.bundle().seccomp(p).args("true");
+        Result r = sb.jrunc().in(b.dir(), "run", sb.id("invalid")).exit(1);
+        assertTrue(r.stderr().contains("linux.seccomp.syscalls[0].action"), r.describe("names the path"));
+        assertEquals(1, r.stderr().strip().lines().count(), r.describe("one line"));
+        assertEquals(List.of(), sb.leftovers());
+    }
+
+    /**
+     * A 32-bit syscall (int 0x80, i386 numbers) is decided by the profile's x86 section: mkdir denied
+     * with EACCES for x86 and with EPERM for x86-64. The test program is a static i386 ELF of a few
+     * instructions that the test writes out byte by byte (no C, no assembler: the bytes are listed
+     * below with their meaning); it exits with the errno of its mkdir.
+     */
+    @Test
+    void a32BitSyscallIsDecidedByTheX86Rules(Sandbox sb) throws Exception {
+        assumeTrue(Files.exists(Path.of("/proc/sys/abi/vsyscall32")), "kernel without IA-32 emulation");
+        ObjectNode p = profile("SCMP_ACT_ALLOW", "SCMP_ARCH_X86_64", "SCMP_ARCH_X86");
+        rule(p, "SCMP_ACT_ERRNO", "mkdir").put("errnoRet", 13);
+        Bundle b = sb.bundle().seccomp(p).sh("/mkdir32; echo \"i386 $?\"; mkdir /x64; echo \"x86-64 $?\"");
+        Path elf = b.rootfs().resolve("mkdir32");
+        Files.write(elf, I386.mkdirProgram("/x32"));
+        Files.setPosixFilePermissions(elf, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Result r = sb.jrunc().in(b.dir(), "run", sb.id("i386")).ok();
+        Facts f = new Facts(r.stdout());
+        assertEquals("13", f.one("i386"), r.describe("the x86 rule's errno"));
+        assertEquals("1", f.one("x86-64"), r.describe("x86-64 mkdir (83) is denied too; i386 39 would be getpid on x86-64"));
+
+        // without x86 in the filter, a 32-bit syscall is a foreign architecture: libseccomp's bad-arch
+        // action, which kills the process (SIGSYS; the shell reports 128+31)
+        p = profile("SCMP_ACT_ALLOW", "SCMP_ARCH_X86_64");
+        b.seccomp(p);
+        r = sb.jrunc().in(b.dir(), "run", sb.id("i386-bad")).ok();
+        assertEquals("159", new Facts(r.stdout()).one("i386"), r.describe("bad architecture"));
+    }
+
+    /** SCMP_ACT_NOTIFY: the listener fd reaches listenerPath with the state, and an agent answers. */
+    @Test
+    void aNotifiedSyscallIsAnsweredByTheAgent(Sandbox sb) throws Exception {
+        Path socket = sb.file("agent.sock");
+        int listener = UnixSockets.listen(socket.toString());
+        ObjectNode p = profile("SCMP_ACT_ALLOW");
+        p.put("listenerPath", socket.toString());
+        p.put("listenerMetadata", "test-metadata");
+        rule(p, "SCMP_ACT_NOTIFY", "mkdir", "mkdirat");
+        Bundle b = sb.bundle().seccomp(p).sh("mkdir /tmp/n; echo \"mkdir $?\" > /result");
+        String id = sb.id("notify");
+        Jrunc j = sb.jrunc();
+        Jrunc.Background create = j.start(b.dir(), "create", id);
+        int conn = UnixSockets.accept(listener);
+        UnixSockets.Received got = UnixSockets.receiveWithFd(conn, 64 * 1024);
+        FileDescriptors.close(conn);
+        FileDescriptors.close(listener);
+        create.await(Jrunc.TIMEOUT).ok();
+        try {
+            JsonNode state = Jrunc.JSON.readTree(new String(got.data(), StandardCharsets.UTF_8));
+            assertEquals("seccompFd", state.get("fds").get(0).asText());
+            assertEquals("test-metadata", state.get("metadata").asText());
+            assertEquals(id, state.get("state").get("id").asText());
+            assertEquals("creating", state.get("state").get("status").asText());
+            assertTrue(got.fd() >= 0, "an fd came with the state");
+            Jrunc.Background start = j.start(null, "start", id);
+            start.await(Jrunc.TIMEOUT).ok();
+            // answer the one notification: mkdir fails with EROFS (30), as the agent decides
+            Notifications.answerOne(got.fd(), -30);
+            Wait.until(Jrunc.TIMEOUT, "the container ends", () -> j.state(id).get("status").asText().equals("stopped"));
+        } finally {
+            FileDescriptors.closeQuietly(got.fd());
+        }
+        assertEquals("mkdir 1\n", Files.readString(b.rootfs().resolve("result")), "the agent's answer: mkdir failed");
+        assertFalse(Files.exists(b.rootfs().resolve("tmp/n")), "the agent said no");
+        j.run("delete", id).ok();
+    }
+}
