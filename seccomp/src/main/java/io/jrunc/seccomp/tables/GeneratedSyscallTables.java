@@ -2,38 +2,26 @@
 // Do not edit by hand: run seccomp/tables/generate.sh again.
 package io.jrunc.seccomp.tables;
 
-import io.jrunc.seccomp.Arch;
-
 /**
  * libseccomp 2.5.4's syscall tables, as seccomp_syscall_resolve_name_arch and
  * seccomp_syscall_resolve_num_arch answer them, in the encoding ArchSyscallTable parses: per
  * architecture, space-separated entries in ascending number order, "name" (the previous number
  * plus one) or "name@number". Numbers are seccomp_data.nr's: x32's include the x32 bit.
+ *
+ * <p>Only compile-time constants: javac copies them into ArchSyscallTable, so this class is never
+ * loaded at run time (one class fewer on every cold start).
  */
 final class GeneratedSyscallTables {
+    private GeneratedSyscallTables() {}
+
     /** The libseccomp version these tables are (the test compares them with the installed one). */
     static final String LIBSECCOMP_VERSION = "2.5.4";
 
-    private GeneratedSyscallTables() {}
+    /** The libseccomp package they were generated from. */
+    static final String PACKAGE = "libseccomp2 2.5.4-1+deb12u1";
 
-    /** The architecture's encoded table. */
-    static String table(Arch arch) {
-        return switch (arch) {
-            case AARCH64 -> AARCH64;
-            case ARM -> ARM;
-            case X32 -> X32;
-            case X86 -> X86;
-            case X86_64 -> X86_64;
-        };
-    }
-
-    /** Every name libseccomp knows on any architecture, sorted (String.compareTo), space-separated. */
-    static String universe() {
-        return UNIVERSE;
-    }
-
-    // aarch64: 312 names
-    private static final String AARCH64 =
+    /** aarch64: 312 names. */
+    static final String AARCH64 =
             "io_setup@0 io_destroy io_submit io_cancel io_getevents setxattr lsetxattr fsetxattr " +
             "getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr removexattr lremovexattr " +
             "fremovexattr getcwd lookup_dcookie eventfd2 epoll_create1 epoll_ctl epoll_pwait dup " +
@@ -75,8 +63,8 @@ final class GeneratedSyscallTables {
             "process_mrelease futex_waitv set_mempolicy_home_node cachestat fchmodat2 " +
             "map_shadow_stack futex_wake futex_wait futex_requeue";
 
-    // arm: 415 names
-    private static final String ARM =
+    /** arm: 415 names. */
+    static final String ARM =
             "restart_syscall@0 exit fork read write open close creat@8 link unlink execve chdir " +
             "mknod@14 chmod lchown lseek@19 getpid mount setuid@23 getuid ptrace@26 pause@29 " +
             "access@33 nice sync@36 kill rename mkdir rmdir dup pipe times brk@45 setgid getgid " +
@@ -133,8 +121,8 @@ final class GeneratedSyscallTables {
             "map_shadow_stack futex_wake futex_wait futex_requeue breakpoint@983041 cacheflush usr26 " +
             "usr32 set_tls get_tls";
 
-    // x32: 356 names
-    private static final String X32 =
+    /** x32: 356 names. */
+    static final String X32 =
             "read@1073741824 write open close stat fstat lstat poll lseek mmap mprotect munmap brk " +
             "rt_sigprocmask@1073741838 pread64@1073741841 pwrite64 access@1073741845 pipe select " +
             "sched_yield mremap msync mincore madvise shmget shmat shmctl dup dup2 pause nanosleep " +
@@ -185,8 +173,8 @@ final class GeneratedSyscallTables {
             "process_vm_readv process_vm_writev setsockopt getsockopt io_setup io_submit execveat " +
             "preadv2 pwritev2";
 
-    // x86: 446 names
-    private static final String X86 =
+    /** x86: 446 names. */
+    static final String X86 =
             "restart_syscall@0 exit fork read write open close waitpid creat link unlink execve " +
             "chdir time mknod chmod lchown break oldstat lseek getpid mount umount setuid getuid " +
             "stime ptrace alarm oldfstat pause utime stty gtty access nice ftime sync kill rename " +
@@ -244,8 +232,8 @@ final class GeneratedSyscallTables {
             "process_mrelease futex_waitv set_mempolicy_home_node cachestat fchmodat2 " +
             "map_shadow_stack futex_wake futex_wait futex_requeue";
 
-    // x86_64: 368 names
-    private static final String X86_64 =
+    /** x86_64: 368 names. */
+    static final String X86_64 =
             "read@0 write open close stat fstat lstat poll lseek mmap mprotect munmap brk " +
             "rt_sigaction rt_sigprocmask rt_sigreturn ioctl pread64 pwrite64 readv writev access " +
             "pipe select sched_yield mremap msync mincore madvise shmget shmat shmctl dup dup2 pause " +
@@ -292,8 +280,8 @@ final class GeneratedSyscallTables {
             "memfd_secret process_mrelease futex_waitv set_mempolicy_home_node cachestat fchmodat2 " +
             "map_shadow_stack futex_wake futex_wait futex_requeue";
 
-    // 487 names
-    private static final String UNIVERSE =
+    /** Every name libseccomp knows on any architecture (487), sorted by String.compareTo, space-separated. */
+    static final String UNIVERSE =
             "_llseek _newselect _sysctl accept accept4 access acct add_key adjtimex afs_syscall " +
             "alarm arch_prctl arm_fadvise64_64 arm_sync_file_range bdflush bind bpf break breakpoint " +
             "brk cachectl cacheflush cachestat capget capset chdir chmod chown chown32 chroot " +

@@ -149,31 +149,27 @@ public final class GenerateSyscallTables {
                 .append(" (Debian package ").append(pkg).append(").\n")
                 .append("// Do not edit by hand: run seccomp/tables/generate.sh again.\n")
                 .append("package io.jrunc.seccomp.tables;\n\n")
-                .append("import io.jrunc.seccomp.Arch;\n\n")
                 .append("/**\n")
                 .append(" * libseccomp ").append(version).append("'s syscall tables, as seccomp_syscall_resolve_name_arch and\n")
                 .append(" * seccomp_syscall_resolve_num_arch answer them, in the encoding ArchSyscallTable parses: per\n")
                 .append(" * architecture, space-separated entries in ascending number order, \"name\" (the previous number\n")
                 .append(" * plus one) or \"name@number\". Numbers are seccomp_data.nr's: x32's include the x32 bit.\n")
+                .append(" *\n")
+                .append(" * <p>Only compile-time constants: javac copies them into ArchSyscallTable, so this class is never\n")
+                .append(" * loaded at run time (one class fewer on every cold start).\n")
                 .append(" */\n")
                 .append("final class GeneratedSyscallTables {\n")
+                .append("    private GeneratedSyscallTables() {}\n\n")
                 .append("    /** The libseccomp version these tables are (the test compares them with the installed one). */\n")
                 .append("    static final String LIBSECCOMP_VERSION = \"").append(version).append("\";\n\n")
-                .append("    private GeneratedSyscallTables() {}\n\n")
-                .append("    /** The architecture's encoded table. */\n")
-                .append("    static String table(Arch arch) {\n")
-                .append("        return switch (arch) {\n");
-        for (String arch : tables.keySet()) {
-            out.append("            case ").append(OURS.get(arch)).append(" -> ").append(OURS.get(arch)).append(";\n");
-        }
-        out.append("        };\n    }\n\n")
-                .append("    /** Every name libseccomp knows on any architecture, sorted (String.compareTo), space-separated. */\n")
-                .append("    static String universe() {\n        return UNIVERSE;\n    }\n");
+                .append("    /** The libseccomp package they were generated from. */\n")
+                .append("    static final String PACKAGE = \"").append(pkg).append("\";\n");
         for (Map.Entry<String, TreeMap<Integer, String>> e : tables.entrySet()) {
-            out.append("\n    // ").append(e.getKey()).append(": ").append(e.getValue().size()).append(" names\n");
+            out.append("\n    /** ").append(e.getKey()).append(": ").append(e.getValue().size()).append(" names. */\n");
             constant(out, OURS.get(e.getKey()), encode(e.getValue()));
         }
-        out.append("\n    // ").append(universe.size()).append(" names\n");
+        out.append("\n    /** Every name libseccomp knows on any architecture (").append(universe.size())
+                .append("), sorted by String.compareTo, space-separated. */\n");
         constant(out, "UNIVERSE", new ArrayList<>(universe));
         out.append("}\n");
         return out.toString();
@@ -181,7 +177,7 @@ public final class GenerateSyscallTables {
 
     /** A string constant split over lines of at most ~100 columns; javac folds the pieces into one. */
     static void constant(StringBuilder out, String name, List<String> tokens) {
-        out.append("    private static final String ").append(name).append(" =\n");
+        out.append("    static final String ").append(name).append(" =\n");
         StringBuilder line = new StringBuilder();
         for (int i = 0; i < tokens.size(); i++) {
             String token = tokens.get(i) + (i + 1 < tokens.size() ? " " : "");
