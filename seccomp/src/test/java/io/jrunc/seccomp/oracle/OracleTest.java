@@ -1,0 +1,620 @@
+package io.jrunc.seccomp.oracle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.jrunc.seccomp.Arch;
+import io.jrunc.seccomp.CompiledFilter;
+import io.jrunc.seccomp.FilterEvaluator;
+import io.jrunc.seccomp.Program;
+import io.jrunc.seccomp.SeccompCompiler;
+import io.jrunc.seccomp.SeccompData;
+import io.jrunc.seccomp.SeccompException;
+import io.jrunc.spec.Json;
+import io.jrunc.spec.LinuxSeccomp;
+import io.jrunc.spec.LinuxSeccompArg;
+import io.jrunc.spec.LinuxSyscall;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The compiler held to runc 1.1.5: for each profile, every decision of {@code SeccompCompiler.compile} must
+ * equal that of the filter runc loads (libseccomp 2.5.4's program, built as runc builds it by
+ * {@link Libseccomp}, behind runc's -ENOSYS stub, {@link RuncEnosysStub}), as full 32-bit return values.
+ * Programs run through {@link TestBpfInterpreter}, and through the product's {@link FilterEvaluator} too,
+ * which must agree with it on both programs.
+ *
+ * <p>The syscalls tried, per profile: every number from 0 to 64 past the highest libseccomp knows, on
+ * x86-64, x86 and x32 (x32's with bit 30), whether or not the profile lists the architecture; a few
+ * numbers on an architecture no filter has (AArch64); out-of-range numbers; and for every syscall some
+ * rule puts conditions on (and x86's socketcall and ipc multiplexers), argument vectors built from values
+ * around every constant the conditions name. Where libseccomp refuses the profile (runc would fail to
+ * start the container), the compiler must throw SeccompException, and the other way round.
+ *
+ * <p>The random profiles come from a fixed seed ({@code -Doracle.seed=N} to change it,
+ * {@code -Doracle.profiles=N} for how many); a failure prints the seed, the profile's index and JSON, the
+ * seccomp_data, both return values and libseccomp's PFC.
+ */
+class OracleTest {
+    private static final long SEED = Long.getLong("oracle.seed", 0x5eccedL);
+    private static final int RANDOM_PROFILES = Integer.getInteger("oracle.profiles", 300);
+
+    private static final int AUDIT_X86_64 = Arch.X86_64.auditArch(), AUDIT_X86 = Arch.X86.auditArch(),
+            AUDIT_AARCH64 = Arch.AARCH64.auditArch();
+    private static final int X32_BIT = 0x40000000;
+    private static final int X86_SOCKETCALL = 102, X86_IPC = 117;
+
+    private static final List<String> SOCKET_FAMILY = List.of("socket", "bind", "connect", "listen", "accept",
+            "getsockname", "getpeername", "socketpair", "send", "recv", "sendto", "recvfrom", "shutdown",
+            "setsockopt", "getsockopt", "sendmsg", "recvmsg", "accept4", "recvmmsg", "sendmmsg");
+    private static final List<String> IPC_FAMILY = List.of("semop", "semget", "semctl", "semtimedop", "msgsnd",
+            "msgrcv", "msgget", "msgctl", "shmat", "shmdt", "shmget", "shmctl");
+
+    /** libseccomp's own tables (name to number), read through seccomp_syscall_resolve_num_arch. */
+    private static final Map<String, Integer> X86_64_NAMES = table("SCMP_ARCH_X86_64", 0);
+    private static final Map<String, Integer> X86_NAMES = table("SCMP_ARCH_X86", 0);
+    private static final Map<String, Integer> X32_NAMES = table("SCMP_ARCH_X32", X32_BIT);
+
+    private static Map<String, Integer> table(String arch, int base) {
+        Map<String, Integer> names = new LinkedHashMap<>();
+        for (int nr = base; nr < base + 1024; nr++) {
+            List<String> one = Libseccomp.names(arch, nr, nr);
+            if (!one.isEmpty()) {
+                names.putIfAbsent(one.getFirst(), nr);
+            }
+        }
+        return names;
+    }
+
+    private static int highest(Map<String, Integer> table) {
+        return table.values().stream().mapToInt(Integer::intValue).max().orElseThrow();
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // The harness, checked on its own against decisions worked out by hand.
+
+    private static LinuxSyscall rule(String action, Integer errnoRet, List<LinuxSeccompArg> args, String... names) {
+        return new LinuxSyscall(List.of(names), action, errnoRet, args);
+    }
+
+    private static LinuxSeccompArg arg(int index, String op, long value, Long valueTwo) {
+        return new LinuxSeccompArg(index, value, valueTwo, op);
+    }
+
+    private static LinuxSeccomp profile(String defaultAction, Integer defaultErrnoRet, List<String> arches,
+            LinuxSyscall... rules) {
+        return new LinuxSeccomp(defaultAction, defaultErrnoRet, arches, List.of(), null, null, List.of(rules));
+    }
+
+    /** A small profile of podman's shape: ERRNO default, x86-64 only, a masked condition. */
+    static LinuxSeccomp smallX8664() {
+        return profile("SCMP_ACT_ERRNO", null, List.of("SCMP_ARCH_X86_64"),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "read", "write", "no_such_syscall"),
+                rule("SCMP_ACT_ERRNO", 13, List.of(arg(2, "SCMP_CMP_MASKED_EQ", 3, 1L)), "openat"),
+                rule("SCMP_ACT_ERRNO", null, List.of(), "getpid")); // the default's action: skipped
+    }
+
+    /** Native x86-64 unlisted, x86 and x32 listed, a socket rule (multiplexed on x86), KILL_PROCESS default. */
+    static LinuxSeccomp smallMultiArch() {
+        return profile("SCMP_ACT_KILL_PROCESS", null, List.of("SCMP_ARCH_X86", "SCMP_ARCH_X32"),
+                rule("SCMP_ACT_ERRNO", null, List.of(arg(0, "SCMP_CMP_EQ", 2, null)), "socket"),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "read"));
+    }
+
+    /** runc's whole decision for a profile, from libseccomp and the stub alone. */
+    private static int runc(LinuxSeccomp profile, SeccompData data) {
+        Libseccomp.Result result = Libseccomp.build(profile);
+        assertTrue(!result.refused(), result.refusal());
+        return new RuncEnosysStub(profile).decide(data, new TestBpfInterpreter(result.program()).run(data));
+    }
+
+    private static final int ALLOW = 0x7fff0000, KILL_THREAD = 0, KILL_PROCESS = 0x80000000, ENOSYS = 0x50026;
+
+    private static int errno(int e) {
+        return 0x50000 | e;
+    }
+
+    @Test
+    void harnessOnAnX8664Profile() {
+        LinuxSeccomp p = smallX8664();
+        assertEquals(ALLOW, runc(p, SeccompData.of(Arch.X86_64, 0)));
+        assertEquals(ALLOW, runc(p, SeccompData.of(Arch.X86_64, 1)));
+        assertEquals(errno(13), runc(p, SeccompData.of(Arch.X86_64, 257, 0, 0, 1)));
+        assertEquals(errno(13), runc(p, SeccompData.of(Arch.X86_64, 257, 0, 0, 5)));
+        assertEquals(errno(13), runc(p, SeccompData.of(Arch.X86_64, 257, 0, 0, 0xffffffff00000001L)));
+        assertEquals(errno(1), runc(p, SeccompData.of(Arch.X86_64, 257, 0, 0, 2)));
+        assertEquals(errno(1), runc(p, SeccompData.of(Arch.X86_64, 39)), "getpid gets the default");
+        assertEquals(errno(1), runc(p, SeccompData.of(Arch.X86_64, 257)), "highest named: the filter decides");
+        assertEquals(ENOSYS, runc(p, SeccompData.of(Arch.X86_64, 258)), "above the highest named: -ENOSYS");
+        assertEquals(ENOSYS, runc(p, SeccompData.of(Arch.X86_64, 0x3fffffff)));
+        assertEquals(KILL_THREAD, runc(p, SeccompData.of(Arch.X86, 3)), "x86 is not in the filter");
+        assertEquals(KILL_THREAD, runc(p, SeccompData.of(Arch.X86_64, X32_BIT)), "nor is x32");
+        assertEquals(KILL_THREAD, runc(p, SeccompData.of(Arch.AARCH64, 63)));
+        String pfc = Libseccomp.pfc(p);
+        assertTrue(pfc.contains("openat"), pfc);
+    }
+
+    @Test
+    void harnessOnAMultiArchitectureProfile() {
+        LinuxSeccomp p = smallMultiArch();
+        // x86: socket's rule is on socketcall(SYS_SOCKET) and on the direct socket(2) (359), but the stub
+        // counts only read (3): socket resolves to a pseudo-number there.
+        assertEquals(ALLOW, runc(p, SeccompData.of(Arch.X86, 3)));
+        assertEquals(KILL_PROCESS, runc(p, SeccompData.of(Arch.X86, 2)));
+        assertEquals(ENOSYS, runc(p, SeccompData.of(Arch.X86, X86_SOCKETCALL, 1)));
+        assertEquals(ENOSYS, runc(p, SeccompData.of(Arch.X86, 359, 2)));
+        // x32: socket is 41 | bit 30, the highest named there.
+        assertEquals(ALLOW, runc(p, SeccompData.of(Arch.X86_64, X32_BIT)));
+        assertEquals(errno(1), runc(p, SeccompData.of(Arch.X86_64, X32_BIT | 41, 2)));
+        assertEquals(KILL_PROCESS, runc(p, SeccompData.of(Arch.X86_64, X32_BIT | 41, 3)));
+        assertEquals(ENOSYS, runc(p, SeccompData.of(Arch.X86_64, X32_BIT | 42)));
+        // Native x86-64 is in the filter but not listed: rules apply, no stub.
+        assertEquals(errno(1), runc(p, SeccompData.of(Arch.X86_64, 41, 2)));
+        assertEquals(ALLOW, runc(p, SeccompData.of(Arch.X86_64, 0)));
+        assertEquals(KILL_PROCESS, runc(p, SeccompData.of(Arch.X86_64, 1000)));
+    }
+
+    @Test
+    void harnessOnTheStubsSkipsAndRefusals() {
+        LinuxSeccomp allow = profile("SCMP_ACT_ALLOW", null, List.of("SCMP_ARCH_X86_64"),
+                rule("SCMP_ACT_ERRNO", null, List.of(), "read"), rule("SCMP_ACT_ERRNO", null, List.of(), "write"));
+        assertEquals(ALLOW, runc(allow, SeccompData.of(Arch.X86_64, 1000)), "no stub under ALLOW");
+        assertEquals(errno(1), runc(allow, SeccompData.of(Arch.X86_64, 1)));
+        LinuxSeccomp enosysNumber = profile("SCMP_ACT_KILL", 0x50026, List.of("SCMP_ARCH_X86_64"),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "write"));
+        assertEquals(KILL_THREAD, runc(enosysNumber, SeccompData.of(Arch.X86_64, 1000)), "runc's errno check");
+        LinuxSeccomp enosys38 = profile("SCMP_ACT_KILL", 38, List.of("SCMP_ARCH_X86_64"),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "write"));
+        assertEquals(ENOSYS, runc(enosys38, SeccompData.of(Arch.X86_64, 1000)));
+        LinuxSeccomp onlyRead = profile("SCMP_ACT_KILL", null, List.of("SCMP_ARCH_X86_64"),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "read"));
+        assertEquals(KILL_THREAD, runc(onlyRead, SeccompData.of(Arch.X86_64, 1000)), "highest 0: no stub");
+        assertTrue(Libseccomp.build(profile("SCMP_ACT_NOTIFY", null, List.of(),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "read"))).refused());
+        assertTrue(Libseccomp.build(profile("SCMP_ACT_ALLOW", null, List.of(),
+                rule("SCMP_ACT_NOTIFY", null, List.of(), "write"))).refused());
+        assertTrue(Libseccomp.build(profile("SCMP_ACT_ERRNO", 4096, List.of(),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "read"))).refused(), "errno past MAX_ERRNO");
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // The comparison.
+
+    /** Counts over a run, for the report. */
+    private static final class Tally {
+        int profiles, refusedByRunc, refusedByBoth, compared, decisions;
+        final List<String> mismatches = new ArrayList<>();
+        /** Why runc refused, by kind (the reason without its syscall and its numbers). */
+        final Map<String, Integer> refusals = new java.util.TreeMap<>();
+
+        void mismatch(String text) {
+            if (mismatches.size() < 20) {
+                mismatches.add(text);
+            } else if (mismatches.size() == 20) {
+                mismatches.add("... (more left out)");
+            }
+        }
+    }
+
+    private record Ours(CompiledFilter filter, SeccompException refusal, boolean missing) {}
+
+    private static Ours compileOurs(LinuxSeccomp profile) {
+        try {
+            return new Ours(SeccompCompiler.compile(profile, Arch.X86_64), null, false);
+        } catch (SeccompException e) {
+            return new Ours(null, e, false);
+        } catch (UnsupportedOperationException e) {
+            return new Ours(null, null, true); // the compiler (or its tables) has not landed
+        }
+    }
+
+    /** Compares one profile; true when the compiler was there to compare with. */
+    private static boolean compare(String label, LinuxSeccomp profile, Tally tally) {
+        tally.profiles++;
+        Libseccomp.Result runc = Libseccomp.build(profile);
+        Ours ours = compileOurs(profile);
+        String where = label + "\nprofile: " + Json.write(profile);
+        if (runc.refused()) {
+            tally.refusedByRunc++;
+            tally.refusals.merge(runc.refusal().replaceAll("^syscalls\\[\\d+\\] \\S+: ", "")
+                    .replaceAll("\\(.*\\)", "(...)").replaceAll("0x[0-9a-f]+|\\d+", "N"), 1, Integer::sum);
+            if (ours.missing || ours.refusal != null) {
+                tally.refusedByBoth += ours.missing ? 0 : 1;
+                return !ours.missing;
+            }
+            tally.mismatch(where + "\nrunc refuses (" + runc.refusal() + ") but the compiler accepts");
+            return true;
+        }
+        RuncEnosysStub stub = new RuncEnosysStub(profile);
+        TestBpfInterpreter theirs = new TestBpfInterpreter(runc.program());
+        FilterEvaluator.Prepared theirsEvaluated = FilterEvaluator.prepare(runc.program());
+        TestBpfInterpreter mine = null;
+        FilterEvaluator.Prepared mineEvaluated = null;
+        if (!ours.missing) {
+            if (ours.refusal != null) {
+                tally.mismatch(where + "\nthe compiler refuses (" + ours.refusal.getMessage()
+                        + ") but runc accepts");
+                return true;
+            }
+            Program program = ours.filter.program();
+            mine = new TestBpfInterpreter(program);
+            mineEvaluated = FilterEvaluator.prepare(program);
+            tally.compared++;
+        }
+        int shown = 0;
+        for (SeccompData data : samples(profile)) {
+            ByteBuffer image = TestBpfInterpreter.image(data);
+            int libseccomp = theirs.run(image);
+            int evaluated = theirsEvaluated.evaluate(data);
+            if (evaluated != libseccomp) {
+                tally.mismatch(where + "\nFilterEvaluator and TestBpfInterpreter disagree on libseccomp's program for "
+                        + describe(data) + ": " + hex(evaluated) + " vs " + hex(libseccomp));
+                shown++;
+            }
+            tally.decisions++;
+            if (mine == null) {
+                continue;
+            }
+            int expected = stub.decide(data, libseccomp);
+            int actual = mine.run(image);
+            int actualEvaluated = mineEvaluated.evaluate(data);
+            if (actual != expected || actualEvaluated != actual) {
+                if (shown++ < 3) {
+                    tally.mismatch(where + "\n" + describe(data) + ": runc " + hex(expected) + " ("
+                            + (stub.enosys(data) ? "its -ENOSYS stub" : "libseccomp") + "), jrunc " + hex(actual)
+                            + (actualEvaluated != actual ? ", FilterEvaluator on jrunc's " + hex(actualEvaluated) : "")
+                            + "\nstub: " + stub + "\nlibseccomp's filter:\n" + Libseccomp.pfc(profile));
+                }
+            }
+        }
+        return mine != null;
+    }
+
+    private static String hex(int value) {
+        return String.format("0x%08x", value);
+    }
+
+    private static String describe(SeccompData data) {
+        StringBuilder s = new StringBuilder(String.format("seccomp_data{nr=0x%x (%d), arch=0x%08x, args=[",
+                data.nr(), data.nr(), data.arch()));
+        for (int i = 0; i < 6; i++) {
+            s.append(i == 0 ? "" : ", ").append(String.format("0x%x", data.args()[i]));
+        }
+        return s.append("]}").toString();
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // What to try.
+
+    private static List<SeccompData> samples(LinuxSeccomp profile) {
+        List<SeccompData> out = new ArrayList<>();
+        int top64 = highest(X86_64_NAMES) + 64, top86 = highest(X86_NAMES) + 64, top32 = highest(X32_NAMES) + 64;
+        for (int nr = 0; nr <= top64; nr++) {
+            out.add(new SeccompData(nr, AUDIT_X86_64, 0, new long[6]));
+        }
+        for (int nr = X32_BIT; nr <= top32; nr++) {
+            out.add(new SeccompData(nr, AUDIT_X86_64, 0, new long[6]));
+        }
+        for (int nr = 0; nr <= top86; nr++) {
+            out.add(new SeccompData(nr, AUDIT_X86, 0, new long[6]));
+        }
+        for (int nr = 0; nr < 64; nr += 7) {
+            out.add(new SeccompData(nr, AUDIT_AARCH64, 0, new long[6]));
+        }
+        int[] outOfRange = {0x3fffffff, X32_BIT - 1, X32_BIT + 600, X32_BIT + 0x3fffffff, 0x7fffffff, 0x80000000,
+                0x80000000 | 1, 0xbfffffff, -2, -1};
+        for (int nr : outOfRange) {
+            for (int arch : new int[] {AUDIT_X86_64, AUDIT_X86, AUDIT_AARCH64, 0}) {
+                out.add(new SeccompData(nr, arch, 0, new long[6]));
+            }
+        }
+        // Syscalls with conditions: candidate values per argument index, per (arch, nr).
+        Map<Long, List<Set<Long>>> candidates = new LinkedHashMap<>();
+        for (LinuxSyscall call : Libseccomp.list(profile.syscalls())) {
+            if (Libseccomp.list(call.args()).isEmpty()) {
+                continue;
+            }
+            for (String name : Libseccomp.list(call.names())) {
+                List<long[]> targets = new ArrayList<>(); // {audit, nr}
+                Integer nr64 = X86_64_NAMES.get(name), nr32 = X32_NAMES.get(name), nr86 = X86_NAMES.get(name);
+                if (nr64 != null) {
+                    targets.add(new long[] {AUDIT_X86_64, nr64});
+                }
+                if (nr32 != null) {
+                    targets.add(new long[] {AUDIT_X86_64, nr32});
+                }
+                if (nr86 != null) {
+                    targets.add(new long[] {AUDIT_X86, nr86});
+                }
+                if (SOCKET_FAMILY.contains(name) || "socketcall".equals(name)) {
+                    targets.add(new long[] {AUDIT_X86, X86_SOCKETCALL});
+                }
+                if (IPC_FAMILY.contains(name) || "ipc".equals(name)) {
+                    targets.add(new long[] {AUDIT_X86, X86_IPC});
+                }
+                for (long[] target : targets) {
+                    List<Set<Long>> perIndex = candidates.computeIfAbsent((target[0] << 32) | target[1], key -> {
+                        List<Set<Long>> sets = new ArrayList<>();
+                        for (int i = 0; i < 6; i++) {
+                            sets.add(new TreeSet<>(Long::compareUnsigned));
+                        }
+                        return sets;
+                    });
+                    for (LinuxSeccompArg arg : Libseccomp.list(call.args())) {
+                        if (arg.index() != null && arg.index() >= 0 && arg.index() < 6) {
+                            around(arg, perIndex.get(arg.index()));
+                        }
+                    }
+                    if (target[0] == AUDIT_X86 && (target[1] == X86_SOCKETCALL || target[1] == X86_IPC)) {
+                        for (long call0 = 0; call0 <= 25; call0++) {
+                            perIndex.getFirst().add(call0);
+                        }
+                    }
+                }
+            }
+        }
+        Random random = new Random(profile.toString().hashCode());
+        for (Map.Entry<Long, List<Set<Long>>> entry : candidates.entrySet()) {
+            int arch = (int) (entry.getKey() >>> 32);
+            int nr = (int) (long) entry.getKey();
+            for (long[] args : vectors(entry.getValue(), random)) {
+                out.add(new SeccompData(nr, arch, 0, args));
+            }
+        }
+        return out;
+    }
+
+    /** Values around a condition's constants: below, equal, above, halves varied, mask bits flipped. */
+    private static void around(LinuxSeccompArg arg, Set<Long> into) {
+        long value = arg.value() == null ? 0 : arg.value();
+        long two = arg.valueTwo() == null ? 0 : arg.valueTwo();
+        into.add(0L);
+        into.add(-1L);
+        for (long c : new long[] {value, two}) {
+            into.add(c);
+            into.add(c - 1);
+            into.add(c + 1);
+            into.add(c & 0xffffffffL); // high half cleared
+            into.add(c | 0xffffffff00000000L); // high half all ones
+            into.add((c & 0xffffffffL) | (1L << 32)); // high half 1
+            into.add(c & 0xffffffff00000000L); // low half cleared
+            into.add(c | 0xffffffffL); // low half all ones
+            into.add((c & 0xffffffff00000000L) | ((c + 1) & 0xffffffffL)); // low half + 1, high kept
+            into.add((c & 0xffffffff00000000L) | ((c - 1) & 0xffffffffL)); // low half - 1, high kept
+            into.add(c + (1L << 32));
+            into.add(c - (1L << 32));
+            into.add(c ^ Long.MIN_VALUE);
+            into.add(c ^ 0x80000000L);
+        }
+        if ("SCMP_CMP_MASKED_EQ".equals(arg.op())) {
+            long mask = value;
+            into.add(two & mask);
+            into.add(two | ~mask); // every bit outside the mask set
+            into.add(two & ~mask);
+            into.add(two ^ Long.lowestOneBit(mask));
+            into.add(two ^ Long.highestOneBit(mask));
+            into.add((two & mask) ^ Long.lowestOneBit(~mask));
+            into.add((two & mask) ^ Long.highestOneBit(~mask));
+            into.add(mask);
+            into.add(~mask);
+        }
+    }
+
+    /** Argument vectors: the whole product when small, else each index varied alone plus random mixes. */
+    private static List<long[]> vectors(List<Set<Long>> perIndex, Random random) {
+        List<List<Long>> values = new ArrayList<>();
+        long product = 1;
+        for (Set<Long> set : perIndex) {
+            List<Long> list = set.isEmpty() ? List.of(0L) : List.copyOf(set);
+            values.add(list);
+            product *= list.size();
+        }
+        List<long[]> out = new ArrayList<>();
+        if (product <= 1500) {
+            for (long n = 0; n < product; n++) {
+                long rest = n;
+                long[] args = new long[6];
+                for (int i = 0; i < 6; i++) {
+                    int size = values.get(i).size();
+                    args[i] = values.get(i).get((int) (rest % size));
+                    rest /= size;
+                }
+                out.add(args);
+            }
+            return out;
+        }
+        for (int i = 0; i < 6; i++) {
+            for (long v : values.get(i)) {
+                long[] args = new long[6];
+                for (int j = 0; j < 6; j++) {
+                    args[j] = j == i ? v : values.get(j).get(random.nextInt(values.get(j).size()));
+                }
+                out.add(args);
+            }
+        }
+        for (int n = 0; n < 1500; n++) {
+            long[] args = new long[6];
+            for (int j = 0; j < 6; j++) {
+                args[j] = values.get(j).get(random.nextInt(values.get(j).size()));
+            }
+            out.add(args);
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // The profiles.
+
+    /** io.jrunc.seccomp.profiles.Profiles.all() when that class is there (found reflectively). */
+    private static Map<String, LinuxSeccomp> fixtures() {
+        Map<String, LinuxSeccomp> out = new LinkedHashMap<>();
+        out.put("small-x86_64", smallX8664());
+        out.put("small-multi-arch", smallMultiArch());
+        try {
+            Class<?> profiles = Class.forName("io.jrunc.seccomp.profiles.Profiles");
+            for (Object named : (List<?>) profiles.getMethod("all").invoke(null)) {
+                String name = (String) named.getClass().getMethod("name").invoke(named);
+                out.put(name, (LinuxSeccomp) named.getClass().getMethod("seccomp").invoke(named));
+            }
+        } catch (ClassNotFoundException e) {
+            // not landed yet: the hand-written ones only
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+        return out;
+    }
+
+    @Test
+    void fixtureProfiles() {
+        Tally tally = new Tally();
+        boolean compiler = false;
+        for (Map.Entry<String, LinuxSeccomp> fixture : fixtures().entrySet()) {
+            compiler |= compare("fixture " + fixture.getKey(), fixture.getValue(), tally);
+        }
+        report("fixtures", tally, compiler);
+    }
+
+    @Test
+    void randomProfiles() {
+        Tally tally = new Tally();
+        boolean compiler = false;
+        Random random = new Random(SEED);
+        Pools pools = Pools.load();
+        for (int i = 0; i < RANDOM_PROFILES; i++) {
+            LinuxSeccomp profile = randomProfile(random, pools);
+            compiler |= compare("random profile " + i + " of seed " + SEED, profile, tally);
+        }
+        report("random (seed " + SEED + ")", tally, compiler);
+    }
+
+    private static void report(String what, Tally tally, boolean compiler) {
+        System.out.printf("oracle %s: %d profiles, %d refused by runc, %d refused by both, %d compared, %d decisions,"
+                + " %d mismatches%n", what, tally.profiles, tally.refusedByRunc, tally.refusedByBoth, tally.compared, tally.decisions, tally.mismatches.size());
+        tally.refusals.forEach((why, n) -> System.out.printf("  runc refused %d: %s%n", n, why));
+        if (!tally.mismatches.isEmpty()) {
+            fail(tally.mismatches.size() + " mismatches in " + what + ":\n\n" + String.join("\n\n", tally.mismatches));
+        }
+        Assumptions.assumeTrue(compiler, "SeccompCompiler.compile is not there yet: only the harness was checked");
+    }
+
+    /** Names to draw from: the x86-64 and x86 tables (the compiler's when it has them), and oddities. */
+    private record Pools(List<String> x8664, List<String> x86Only, List<String> x8664Only, List<String> odd) {
+        static Pools load() {
+            Set<String> x8664;
+            Set<String> x86;
+            try {
+                x8664 = new TreeSet<>(Arch.X86_64.table().names());
+                x86 = new TreeSet<>(Arch.X86.table().names());
+            } catch (UnsupportedOperationException e) {
+                // the generated tables have not landed: libseccomp's own
+                x8664 = new TreeSet<>(X86_64_NAMES.keySet());
+                x86 = new TreeSet<>(X86_NAMES.keySet());
+            }
+            Set<String> in8664 = x8664, in86 = x86;
+            List<String> x86Only = x86.stream().filter(n -> !in8664.contains(n)).toList();
+            List<String> x8664Only = x8664.stream().filter(n -> !in86.contains(n)).toList();
+            List<String> odd = new ArrayList<>(List.of("no_such_syscall", "read", "write", "restart_syscall",
+                    "socketcall", "ipc", "socket", "connect", "accept4", "semop", "shmat", "msgrcv", "clone3",
+                    "process_mrelease", "futex_waitv", "set_mempolicy_home_node", "personality", "clone"));
+            return new Pools(List.copyOf(x8664), x86Only, x8664Only, odd);
+        }
+    }
+
+    private static final String[] OPERATORS = {"SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CMP_LE", "SCMP_CMP_EQ",
+            "SCMP_CMP_GE", "SCMP_CMP_GT", "SCMP_CMP_MASKED_EQ"};
+    private static final long[] VALUES = {0, 1, 2, 3, 7, 8, 0x10, 0x7f, 0xff, 0x100, 0x7fffffffL, 0x80000000L,
+            0xffffffffL, 0x100000000L, 0x100000001L, 0x7fffffffffffffffL, 0x8000000000000000L,
+            0xffffffff00000000L, 0xffffffff80000000L, -1L, -2L, 0x00ff00ff00ff00ffL, 131080, 2114060288};
+
+    private static String pickAction(Random r, boolean asDefault) {
+        int n = r.nextInt(100);
+        if (n < 3) {
+            return "SCMP_ACT_NOTIFY";
+        }
+        List<String> actions = Libseccomp.ACTIONS.subList(0, 8);
+        if (asDefault && n < 30) {
+            return "SCMP_ACT_ERRNO";
+        }
+        return actions.get(r.nextInt(actions.size()));
+    }
+
+    private static Integer pickErrno(Random r, int nullPercent) {
+        if (r.nextInt(100) < nullPercent) {
+            return null;
+        }
+        int[] values = {0, 1, 1, 13, 22, 38, 38, 4095, 4096, 0x50026, 65535, 65537};
+        return values[r.nextInt(values.length)];
+    }
+
+    private static long pickValue(Random r) {
+        return r.nextInt(4) == 0 ? r.nextLong() >>> r.nextInt(64) : VALUES[r.nextInt(VALUES.length)];
+    }
+
+    static LinuxSeccomp randomProfile(Random r, Pools pools) {
+        String defaultAction = pickAction(r, true);
+        Integer defaultErrnoRet = pickErrno(r, 60);
+        List<String> arches = new ArrayList<>();
+        for (String arch : new String[] {"SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"}) {
+            if (r.nextInt(100) < 60) {
+                arches.add(arch);
+            }
+        }
+        java.util.Collections.shuffle(arches, r);
+        if (!arches.isEmpty() && r.nextInt(10) == 0) {
+            arches.add(arches.getFirst()); // a duplicate: EEXIST, ignored
+        }
+        // A focus set, so that several rules land on the same syscalls.
+        List<String> focus = new ArrayList<>();
+        int size = 3 + r.nextInt(15);
+        for (int i = 0; i < size; i++) {
+            int n = r.nextInt(100);
+            List<String> from = n < 55 ? pools.x8664 : n < 70 ? pools.x86Only : n < 80 ? pools.x8664Only : pools.odd;
+            if (!from.isEmpty()) {
+                focus.add(from.get(r.nextInt(from.size())));
+            }
+        }
+        List<LinuxSyscall> rules = new ArrayList<>();
+        int count = 1 + r.nextInt(10);
+        for (int i = 0; i < count; i++) {
+            List<String> names = new ArrayList<>();
+            int namesCount = 1 + r.nextInt(3);
+            for (int j = 0; j < namesCount; j++) {
+                names.add(focus.get(r.nextInt(focus.size())));
+            }
+            String action = pickAction(r, false);
+            Integer errnoRet = pickErrno(r, 50);
+            List<LinuxSeccompArg> args = new ArrayList<>();
+            int argCount = r.nextInt(100) < 45 ? 0 : 1 + r.nextInt(3);
+            for (int j = 0; j < argCount; j++) {
+                int index = !args.isEmpty() && r.nextInt(4) == 0 ? args.getFirst().index() : r.nextInt(6);
+                String op = OPERATORS[r.nextInt(OPERATORS.length)];
+                long value = pickValue(r);
+                Long valueTwo = "SCMP_CMP_MASKED_EQ".equals(op) ? Long.valueOf(pickValue(r) & (r.nextBoolean() ? value : -1L))
+                        : r.nextInt(8) == 0 ? Long.valueOf(pickValue(r)) : null;
+                args.add(new LinuxSeccompArg(index, value, valueTwo, op));
+            }
+            rules.add(new LinuxSyscall(names, action, errnoRet, args));
+        }
+        return new LinuxSeccomp(defaultAction, defaultErrnoRet, arches, List.of(), null, null, rules);
+    }
+
+    @Test
+    void libseccompTablesAreThere() {
+        assertNotNull(X86_64_NAMES.get("read"));
+        assertEquals(0, X86_64_NAMES.get("read"));
+        assertEquals(X32_BIT, X32_NAMES.get("read"));
+        assertEquals(359, X86_NAMES.get("socket"));
+        assertEquals(X86_SOCKETCALL, X86_NAMES.get("socketcall"));
+        assertEquals(X86_IPC, X86_NAMES.get("ipc"));
+    }
+}
