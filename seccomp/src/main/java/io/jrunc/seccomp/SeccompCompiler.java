@@ -1,14 +1,116 @@
 package io.jrunc.seccomp;
 
 import io.jrunc.spec.LinuxSeccomp;
+import io.jrunc.spec.LinuxSeccompArg;
+import io.jrunc.spec.LinuxSyscall;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
 
 /**
  * Compiles the runtime-spec's {@code linux.seccomp} into a classic BPF program whose decisions equal
  * those of the program libseccomp 2.5.4 builds from what runc 1.1 hands it, with runc's -ENOSYS stub
  * in front (docs/seccomp.md describes the layout and the oracle test that holds it to this).
+ *
+ * <h2>What runc 1.1.5 does with the profile (libcontainer/seccomp, specconv)</h2>
+ * One rule per name, in the profile's order. A rule whose action (with its errno) equals the default
+ * action is skipped; a name libseccomp does not know at all is skipped; other names are resolved on the
+ * native architecture, and libseccomp carries the rule to every other architecture of the filter by
+ * name (a name the native architecture lacks resolves to a pseudo number, and still applies on the
+ * architectures that have it: "socketcall" on an x86-64 host reaches x86's 102). Without args the rule
+ * is unconditional; with args on distinct indexes it is one rule (the conditions ANDed); when an index
+ * repeats, each condition becomes a rule of its own. KILL is KILL_THREAD; ERRNO and TRACE carry
+ * errnoRet (default EPERM) truncated to 16 bits; libseccomp refuses an ERRNO value of 4095 or more.
+ * NOTIFY on "write" is refused, as runc does. The bad-architecture action is libseccomp's default,
+ * KILL_THREAD (runc never sets SCMP_FLTATR_ACT_BADARCH).
+ *
+ * <h2>The decision function (libseccomp db.c and gen_bpf.c)</h2>
+ * Per architecture, each syscall number has an entry that is either unconditional (one action) or a
+ * chain tree ({@link RuleDb} reproduces how the tree is built). Rules on one syscall combine so:
+ * <ul>
+ * <li>an unconditional rule on a syscall that already has one is ignored, whatever its action (the first
+ * unconditional rule wins), and a conditional rule added after an unconditional one is ignored;</li>
+ * <li>an unconditional rule replaces all conditional rules added before it;</li>
+ * <li>conditional rules merge into one tree: conditions are ordered by argument index (not as written);
+ * on 64-bit architectures (x86-64, aarch64) each 64-bit comparison is a high-word then low-word test,
+ * on 32-bit ones (x86, x32, arm) only the low 32 bits of datum and mask count; NE/LT/LE are ==/>=/>
+ * with the action on the false side; a MASKED_EQ whose mask is zero in the compared words is dropped
+ * (always true); the datum is ANDed with the mask. Equal tests share a node, others are siblings in
+ * libseccomp's order; a shorter rule with the same action prunes longer ones it covers, a longer one is
+ * dropped when a shorter one covers it. Two rules ending on the same test with different actions are
+ * an error (-EEXIST: runc fails with "error adding seccomp rule for syscall X: file exists"); where
+ * only a prefix is shared, the later rule's action may overwrite the earlier's on that shared node (a
+ * libseccomp quirk, kept).</li>
+ * </ul>
+ * The tree is evaluated level by level: the first node whose outcome has an action returns it; an
+ * outcome with a sub-level evaluates it, and falling off a sub-level resumes with the next node of the
+ * level above; falling off the top gives the default action. No entry: the default action.
+ * Pseudo-syscall entries are built (their errors count) but never reach the program.
+ *
+ * <p>x86 (i386): libseccomp resolves the 20 socket calls and 12 SysV IPC calls to multiplexer pseudo
+ * numbers, and arch-x86/syscalls.c (abi_rule_add) then adds two rules: one on socketcall(102) or
+ * ipc(117) whose argument-0 condition is <em>replaced</em> by {@code arg0 == call number} (socket = 1 ...
+ * sendmmsg = 20; semop = 1 ... shmctl = 24) while the rule's conditions on arguments 1 to 5 are kept as
+ * written, applied to the multiplexer's own arguments; and one on the direct number (socket = 359)
+ * with the rule's conditions unchanged, where x86 has one. Other names x86 lacks add nothing there.
+ *
+ * <p>Architecture check first: the arch word picks the architecture's section, an arch not in the
+ * filter gets KILL_THREAD. x86-64 and x32 share AUDIT_ARCH_X86_64: with both in the filter, one
+ * section holds both (x32 numbers carry bit 30) and no ABI check is made; with x86-64 alone, numbers
+ * at or above 0x40000000 other than 0xffffffff get the bad-arch action; with x32 alone, numbers below
+ * 0x40000000 do.
+ *
+ * <h2>runc's -ENOSYS stub (patchbpf/enosys_linux.go)</h2>
+ * Unless the default action is ALLOW, LOG or TRACE (or defaultErrnoRet is SCMP_ACT_ERRNO(ENOSYS) as a
+ * number, 0x50026, runc's own comparison): for each architecture <em>listed</em> in the profile (the
+ * native one only if listed), the highest number that any name of any rule resolves to on it (as
+ * seccomp_syscall_resolve_name_arch answers: skipped and unknown-native rules count; x86's multiplexed
+ * socket/ipc names do not, they resolve to pseudo numbers); a number above it returns
+ * SECCOMP_RET_ERRNO|ENOSYS before the filter proper. On AUDIT_ARCH_X86_64, x86-64's maximum applies to
+ * numbers without bit 30 and x32's to numbers with it; a mode with no listed architecture goes to the
+ * filter. An architecture whose highest number is 0 gets no check.
+ *
+ * <h2>Program layout</h2>
+ * {@code ld arch}, one {@code jeq} per architecture section, {@code ret KILL_THREAD}. A section loads
+ * the number and runs a balanced binary search (jge) over the intervals of numbers with one outcome
+ * (stub, bad-arch, default and unconditional entries merged into intervals); a leaf is a {@code ret},
+ * or a conditional entry's chain code placed right there: one block per (tree node, continuation),
+ * laid out in topological order, then that chain's own {@code ret}s. Jumps farther than 255 get
+ * {@code ja} trampolines ({@link BpfAssembler}).
+ *
+ * <p>Flags: SECCOMP_FILTER_FLAG_LOG, SPEC_ALLOW and WAIT_KILLABLE_RECV are passed on, TSYNC is accepted
+ * and ignored (the process loading the filter is single-threaded), NEW_LISTENER is set when any rule's
+ * action is NOTIFY (runc: any rule, before name resolution).
  */
 public final class SeccompCompiler {
     private SeccompCompiler() {}
+
+    static final int RET_KILL_PROCESS = 0x80000000, RET_KILL_THREAD = 0, RET_TRAP = 0x00030000,
+            RET_ERRNO = 0x00050000, RET_USER_NOTIF = 0x7fc00000, RET_TRACE = 0x7ff00000, RET_LOG = 0x7ffc0000,
+            RET_ALLOW = 0x7fff0000;
+
+    private static final int ENOSYS = 38, EPERM = 1, MAX_ERRNO = 4095;
+    private static final int X86_SOCKETCALL = 102, X86_IPC = 117;
+    private static final long BIT30 = 0x40000000L;
+
+    /** x86's multiplexed calls: socketcall's call numbers, then ipc's (+ 1000). */
+    private static final HashMap<String, Integer> MUX = new HashMap<>(64);
+
+    static {
+        String[] socket = {"socket", "bind", "connect", "listen", "accept", "getsockname", "getpeername",
+            "socketpair", "send", "recv", "sendto", "recvfrom", "shutdown", "setsockopt", "getsockopt",
+            "sendmsg", "recvmsg", "accept4", "recvmmsg", "sendmmsg"};
+        for (int i = 0; i < socket.length; i++) {
+            MUX.put(socket[i], i + 1);
+        }
+        String[] ipc = {"semop", "semget", "semctl", "semtimedop", "msgsnd", "msgrcv", "msgget", "msgctl",
+            "shmat", "shmdt", "shmget", "shmctl"};
+        int[] ipcCall = {1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24};
+        for (int i = 0; i < ipc.length; i++) {
+            MUX.put(ipc[i], 1000 + ipcCall[i]);
+        }
+    }
 
     /**
      * @param nativeArch the architecture the container runs on: always in the filter, and the one
@@ -16,6 +118,519 @@ public final class SeccompCompiler {
      * @throws SeccompException for a profile that cannot be compiled, naming the JSON path
      */
     public static CompiledFilter compile(LinuxSeccomp seccomp, Arch nativeArch) {
-        throw new UnsupportedOperationException("TODO");
+        int defaultAction = action(seccomp.defaultAction(), seccomp.defaultErrnoRet(),
+                "linux.seccomp.defaultErrnoRet");
+        List<LinuxSyscall> syscalls = seccomp.syscalls() == null ? List.of() : seccomp.syscalls();
+
+        boolean usesNotify = false;
+        for (int i = 0; i < syscalls.size(); i++) {
+            LinuxSyscall rule = syscalls.get(i);
+            if ("SCMP_ACT_NOTIFY".equals(rule.action())) {
+                usesNotify = true;
+                List<String> names = names(rule);
+                for (int j = 0; j < names.size(); j++) {
+                    if ("write".equals(names.get(j))) {
+                        throw new SeccompException("linux.seccomp.syscalls[" + i + "].names[" + j
+                                + "]: SCMP_ACT_NOTIFY cannot be used for the write syscall");
+                    }
+                }
+            }
+        }
+
+        // The filter's architectures: native first, then the listed ones (seccomp_arch_add, EEXIST ignored).
+        List<String> listed = seccomp.architectures() == null ? List.of() : seccomp.architectures();
+        Arch[] archs = new Arch[1 + listed.size()];
+        int archCount = 0;
+        archs[archCount++] = nativeArch;
+        Arch[] listedArchs = new Arch[listed.size()];
+        for (int i = 0; i < listed.size(); i++) {
+            Arch a = Arch.bySpecName(listed.get(i)).orElse(null);
+            if (a == null) {
+                throw new SeccompException("linux.seccomp.architectures[" + i + "]: " + listed.get(i)
+                        + " is not supported by jrunc");
+            }
+            listedArchs[i] = a;
+            if (indexOf(archs, archCount, a) < 0) {
+                archs[archCount++] = a;
+            }
+        }
+        SyscallTable[] tables = new SyscallTable[archCount];
+        RuleDb[] dbs = new RuleDb[archCount];
+        for (int f = 0; f < archCount; f++) {
+            tables[f] = archs[f].table();
+            dbs[f] = new RuleDb(archs[f] == Arch.X86_64 || archs[f] == Arch.AARCH64);
+        }
+
+        // The rules, as runc's matchCall adds them.
+        for (int i = 0; i < syscalls.size(); i++) {
+            LinuxSyscall rule = syscalls.get(i);
+            int act = action(rule.action(), rule.errnoRet(), null);
+            List<String> names = names(rule);
+            List<LinuxSeccompArg> args = rule.args() == null ? List.of() : rule.args();
+            for (int j = 0; j < names.size(); j++) {
+                String name = names.get(j);
+                if (name == null || name.isEmpty()) {
+                    throw new SeccompException("linux.seccomp.syscalls[" + i + "].names[" + j
+                            + "]: empty string is not a valid syscall");
+                }
+                if (act == defaultAction || !SyscallTables.known(name)) {
+                    continue;
+                }
+                if ((act & 0xffff0000) == RET_ERRNO && (act & 0xffff) >= MAX_ERRNO) {
+                    throw new SeccompException("linux.seccomp.syscalls[" + i + "].errnoRet: error adding seccomp"
+                            + " rule for syscall " + name + ": errno " + (act & 0xffff)
+                            + " is out of libseccomp's range (0 to 4094)");
+                }
+                if (args.isEmpty()) {
+                    addRule(i, name, act, null, archs, archCount, tables, dbs);
+                    continue;
+                }
+                RuleDb.Cond[] all = new RuleDb.Cond[6];
+                boolean repeated = false;
+                for (int c = 0; c < args.size(); c++) {
+                    RuleDb.Cond cond = cond(args.get(c));
+                    if (all[cond.arg()] != null) {
+                        repeated = true;
+                    }
+                    all[cond.arg()] = cond;
+                }
+                if (!repeated) {
+                    addRule(i, name, act, all, archs, archCount, tables, dbs);
+                } else {
+                    for (int c = 0; c < args.size(); c++) {
+                        RuleDb.Cond cond = cond(args.get(c));
+                        RuleDb.Cond[] one = new RuleDb.Cond[6];
+                        one[cond.arg()] = cond;
+                        addRule(i, name, act, one, archs, archCount, tables, dbs);
+                    }
+                }
+            }
+        }
+
+        // runc's -ENOSYS stub: the highest number per listed architecture.
+        boolean stub = !isAllowAction(seccomp.defaultAction())
+                && !(seccomp.defaultErrnoRet() != null && seccomp.defaultErrnoRet() == (RET_ERRNO | ENOSYS));
+        long[] highest = new long[Arch.values().length];
+        Arrays.fill(highest, -1);
+        if (stub) {
+            for (Arch a : listedArchs) {
+                if (highest[a.ordinal()] != -1) {
+                    continue;
+                }
+                SyscallTable table = a.table();
+                int max = 0;
+                for (int i = 0; i < syscalls.size(); i++) {
+                    List<String> names = names(syscalls.get(i));
+                    for (int j = 0; j < names.size(); j++) {
+                        String name = names.get(j);
+                        if (name == null || (a == Arch.X86 && MUX.containsKey(name))) {
+                            continue;
+                        }
+                        int nr = table.number(name);
+                        if (nr != SyscallTable.ABSENT && nr > max) {
+                            max = nr;
+                        }
+                    }
+                }
+                highest[a.ordinal()] = max == 0 ? -2 : max;
+            }
+        }
+
+        // The program.
+        BpfAssembler asm = new BpfAssembler();
+        asm.stmt(BpfAssembler.LD_W_ABS, 4);
+        int[] sectionLabels = new int[archCount];
+        int[] sectionArch = new int[archCount];
+        int sections = 0;
+        for (int f = 0; f < archCount; f++) {
+            if (archs[f] == Arch.X32 && indexOf(archs, archCount, Arch.X86_64) >= 0) {
+                continue; // in x86-64's section
+            }
+            int label = asm.newLabel();
+            int next = asm.newLabel();
+            asm.jump(BpfAssembler.JEQ_K, archs[f].auditArch(), label, next);
+            asm.bind(next);
+            sectionLabels[sections] = label;
+            sectionArch[sections++] = f;
+        }
+        asm.ret(RET_KILL_THREAD);
+        for (int s = 0; s < sections; s++) {
+            int f = sectionArch[s];
+            asm.bind(sectionLabels[s]);
+            asm.stmt(BpfAssembler.LD_W_ABS, 0);
+            Section section;
+            if (archs[f] == Arch.X86_64 || archs[f] == Arch.X32) {
+                int x64 = indexOf(archs, archCount, Arch.X86_64);
+                int x32 = indexOf(archs, archCount, Arch.X32);
+                section = new Section(x64 >= 0 ? dbs[x64] : null, x32 >= 0 ? dbs[x32] : null, defaultAction, true);
+                section.x86Max = stubMax(highest, Arch.X86_64);
+                section.x32Max = stubMax(highest, Arch.X32);
+            } else {
+                section = new Section(dbs[f], null, defaultAction, false);
+                section.max = stubMax(highest, archs[f]);
+            }
+            section.emit(asm);
+        }
+        Program program = asm.finish();
+
+        int flags = usesNotify ? CompiledFilter.FLAG_NEW_LISTENER : 0;
+        List<String> flagNames = seccomp.flags() == null ? List.of() : seccomp.flags();
+        for (String flag : flagNames) {
+            switch (flag) {
+                case "SECCOMP_FILTER_FLAG_LOG" -> flags |= CompiledFilter.FLAG_LOG;
+                case "SECCOMP_FILTER_FLAG_SPEC_ALLOW" -> flags |= CompiledFilter.FLAG_SPEC_ALLOW;
+                case "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV" -> flags |= CompiledFilter.FLAG_WAIT_KILLABLE_RECV;
+                default -> {
+                    // SECCOMP_FILTER_FLAG_TSYNC: the process that loads the filter has one thread.
+                }
+            }
+        }
+        return new CompiledFilter(program, flags, usesNotify);
+    }
+
+    private static long stubMax(long[] highest, Arch a) {
+        long v = highest[a.ordinal()];
+        return v < 0 ? -1 : v;
+    }
+
+    private static List<String> names(LinuxSyscall rule) {
+        return rule.names() == null ? List.of() : rule.names();
+    }
+
+    private static int indexOf(Arch[] archs, int count, Arch a) {
+        for (int i = 0; i < count; i++) {
+            if (archs[i] == a) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isAllowAction(String action) {
+        return "SCMP_ACT_ALLOW".equals(action) || "SCMP_ACT_LOG".equals(action) || "SCMP_ACT_TRACE".equals(action);
+    }
+
+    /** runc's getAction, as libseccomp-golang hands it to libseccomp (a SECCOMP_RET_* value). */
+    private static int action(String name, Integer errnoRet, String errnoPath) {
+        int data = errnoRet == null ? EPERM : errnoRet & 0xffff;
+        int value = switch (name) {
+            case "SCMP_ACT_KILL", "SCMP_ACT_KILL_THREAD" -> RET_KILL_THREAD;
+            case "SCMP_ACT_KILL_PROCESS" -> RET_KILL_PROCESS;
+            case "SCMP_ACT_TRAP" -> RET_TRAP;
+            case "SCMP_ACT_ERRNO" -> RET_ERRNO | data;
+            case "SCMP_ACT_TRACE" -> RET_TRACE | data;
+            case "SCMP_ACT_LOG" -> RET_LOG;
+            case "SCMP_ACT_ALLOW" -> RET_ALLOW;
+            case "SCMP_ACT_NOTIFY" -> RET_USER_NOTIF;
+            default -> throw new SeccompException("unknown seccomp action " + name);
+        };
+        if (errnoPath != null && (value & 0xffff0000) == RET_ERRNO && data >= MAX_ERRNO) {
+            // seccomp_init refuses it: runc fails with "error creating filter".
+            throw new SeccompException(errnoPath + ": errno " + data + " is out of libseccomp's range (0 to 4094)");
+        }
+        return value;
+    }
+
+    private static RuleDb.Cond cond(LinuxSeccompArg arg) {
+        int index = arg.index() == null ? 0 : arg.index();
+        long value = arg.value() == null ? 0 : arg.value();
+        long valueTwo = arg.valueTwo() == null ? 0 : arg.valueTwo();
+        return switch (arg.op()) {
+            case "SCMP_CMP_NE" -> new RuleDb.Cond(index, RuleDb.NE, -1L, value);
+            case "SCMP_CMP_LT" -> new RuleDb.Cond(index, RuleDb.LT, -1L, value);
+            case "SCMP_CMP_LE" -> new RuleDb.Cond(index, RuleDb.LE, -1L, value);
+            case "SCMP_CMP_EQ" -> new RuleDb.Cond(index, RuleDb.EQ, -1L, value);
+            case "SCMP_CMP_GE" -> new RuleDb.Cond(index, RuleDb.GE, -1L, value);
+            case "SCMP_CMP_GT" -> new RuleDb.Cond(index, RuleDb.GT, -1L, value);
+            case "SCMP_CMP_MASKED_EQ" -> new RuleDb.Cond(index, RuleDb.MASKED_EQ, value, valueTwo);
+            default -> throw new SeccompException("unknown seccomp operator " + arg.op());
+        };
+    }
+
+    /** seccomp_rule_add_array over the filter's architectures (db_col_rule_add, arch_filter_rule_add). */
+    private static void addRule(int ruleIndex, String name, int act, RuleDb.Cond[] conds, Arch[] archs,
+            int archCount, SyscallTable[] tables, RuleDb[] dbs) {
+        for (int f = 0; f < archCount; f++) {
+            int rc = addRule(archs[f], tables[f], dbs[f], name, act, conds);
+            if (rc < 0) {
+                String why = rc == -RuleDb.EEXIST ? "file exists" : "errno " + -rc;
+                throw new SeccompException("linux.seccomp.syscalls[" + ruleIndex + "]: error adding seccomp rule for"
+                        + " syscall " + name + ": " + why + " (a rule with the same conditions and another action"
+                        + " exists on " + archs[f].specName() + ")");
+            }
+        }
+    }
+
+    private static int addRule(Arch arch, SyscallTable table, RuleDb db, String name, int act, RuleDb.Cond[] conds) {
+        Integer mux = arch == Arch.X86 ? MUX.get(name) : null;
+        int nr = table.number(name);
+        if (mux != null) {
+            int call = mux;
+            int multiplexer = call > 1000 ? X86_IPC : X86_SOCKETCALL;
+            RuleDb.Cond[] muxed = conds == null ? new RuleDb.Cond[6] : conds.clone();
+            muxed[0] = new RuleDb.Cond(0, RuleDb.EQ, -1L, call % 1000);
+            int rc = db.add(multiplexer, act, muxed);
+            if (rc < 0) {
+                return rc;
+            }
+            return nr != SyscallTable.ABSENT ? db.add(nr, act, conds) : db.addPseudo(name, act, conds);
+        }
+        if (nr != SyscallTable.ABSENT) {
+            return db.add(nr, act, conds);
+        }
+        // A name this architecture lacks: x86's abi_rule_add drops it; elsewhere it is a pseudo entry.
+        return arch == Arch.X86 ? 0 : db.addPseudo(name, act, conds);
+    }
+
+    /** One AUDIT_ARCH value's section: its decisions over all 2^32 syscall numbers. */
+    private static final class Section {
+        private static final long BLOCK = 1L << 32;
+
+        final RuleDb primary, x32;
+        final int defaultAction;
+        final boolean x86only, x32only;
+        long max = -1, x86Max = -1, x32Max = -1;
+        /** Entries by number (both of x86-64's and x32's when both are in the filter). */
+        final HashMap<Integer, RuleDb.Entry> entries;
+
+        Section(RuleDb primary, RuleDb x32, int defaultAction, boolean x86Audit) {
+            this.primary = primary;
+            this.x32 = x32;
+            this.defaultAction = defaultAction;
+            this.x86only = x86Audit && x32 == null;
+            this.x32only = x86Audit && primary == null;
+            entries = new HashMap<>();
+            if (primary != null) {
+                entries.putAll(primary.entries);
+            }
+            if (x32 != null) {
+                entries.putAll(x32.entries);
+            }
+        }
+
+        /** Outcome at number nr: a return value (below 2^32) or BLOCK + index of a chain entry. */
+        long outcome(long nr, ArrayList<RuleDb.Entry> chains) {
+            if (x86Max >= 0 || x32Max >= 0) {
+                boolean bit30 = (nr & BIT30) != 0;
+                if (bit30 ? (x32Max >= 0 && nr > x32Max) : (x86Max >= 0 && nr > x86Max)) {
+                    return (RET_ERRNO | ENOSYS) & 0xffffffffL;
+                }
+            } else if (max >= 0 && nr > max) {
+                return (RET_ERRNO | ENOSYS) & 0xffffffffL;
+            }
+            if (x86only && nr >= BIT30 && nr != 0xffffffffL) {
+                return RET_KILL_THREAD;
+            }
+            if (x32only && nr < BIT30) {
+                return RET_KILL_THREAD;
+            }
+            RuleDb.Entry e = nr < 0x80000000L ? entries.get((int) nr) : null;
+            if (e == null) {
+                return defaultAction & 0xffffffffL;
+            }
+            if (e.chains == null) {
+                return e.action & 0xffffffffL;
+            }
+            int idx = chains.indexOf(e);
+            if (idx < 0) {
+                idx = chains.size();
+                chains.add(e);
+            }
+            return BLOCK + idx;
+        }
+
+        void emit(BpfAssembler asm) {
+            long[] points = new long[entries.size() * 2 + 10];
+            int p = 0;
+            points[p++] = 0;
+            for (Integer nr : entries.keySet()) {
+                if (nr >= 0) {
+                    points[p++] = nr;
+                    points[p++] = nr + 1L;
+                }
+            }
+            points[p++] = BIT30;
+            points[p++] = 0x80000000L;
+            points[p++] = 0xc0000000L;
+            points[p++] = 0xffffffffL;
+            if (max >= 0) {
+                points[p++] = max + 1;
+            }
+            if (x86Max >= 0) {
+                points[p++] = x86Max + 1;
+            }
+            if (x32Max >= 0) {
+                points[p++] = x32Max + 1;
+            }
+            Arrays.sort(points, 0, p);
+            ArrayList<RuleDb.Entry> chains = new ArrayList<>();
+            long[] starts = new long[p];
+            long[] outcomes = new long[p];
+            int m = 0;
+            long prev = -1;
+            for (int i = 0; i < p; i++) {
+                long start = points[i];
+                if (start == prev || start > 0xffffffffL) {
+                    continue;
+                }
+                prev = start;
+                long o = outcome(start, chains);
+                if (m > 0 && outcomes[m - 1] == o) {
+                    continue;
+                }
+                starts[m] = start;
+                outcomes[m++] = o;
+            }
+            tree(asm, starts, outcomes, 0, m - 1, chains);
+        }
+
+        private void tree(BpfAssembler asm, long[] starts, long[] outcomes, int lo, int hi,
+                ArrayList<RuleDb.Entry> chains) {
+            if (lo == hi) {
+                long o = outcomes[lo];
+                if (o < BLOCK) {
+                    asm.ret((int) o);
+                } else {
+                    new ChainEmitter(asm, defaultAction).emit(chains.get((int) (o - BLOCK)));
+                }
+                return;
+            }
+            int mid = (lo + hi + 1) >>> 1;
+            int right = asm.newLabel();
+            int left = asm.newLabel();
+            asm.jump(BpfAssembler.JGE_K, (int) starts[mid], right, left);
+            asm.bind(left);
+            tree(asm, starts, outcomes, lo, mid - 1, chains);
+            asm.bind(right);
+            tree(asm, starts, outcomes, mid, hi, chains);
+        }
+    }
+
+    /**
+     * A conditional entry's code: one block per (node, continuation), as gen_bpf's _gen_bpf_chain
+     * resolves them; blocks in topological order so every jump is forward; then the returns.
+     */
+    private static final class ChainEmitter {
+        private static final long RET = 1L << 32;
+
+        private final BpfAssembler asm;
+        private final int defaultAction;
+        private final ArrayList<RuleDb.Node> blockNode = new ArrayList<>();
+        /** Per block: true and false targets (block index, or RET + value). */
+        private final ArrayList<long[]> blockTargets = new ArrayList<>();
+        private final HashMap<RuleDb.Node, HashMap<Long, Integer>> memo = new HashMap<>();
+        private final ArrayList<Integer> order = new ArrayList<>();
+        private byte[] mark = new byte[16];
+
+        ChainEmitter(BpfAssembler asm, int defaultAction) {
+            this.asm = asm;
+            this.defaultAction = defaultAction;
+        }
+
+        void emit(RuleDb.Entry entry) {
+            long root = block(head(entry.chains), RET + (defaultAction & 0xffffffffL));
+            // Reverse post-order of the block graph: every jump goes forward.
+            if (root < RET) {
+                visit((int) root);
+            }
+            int[] labels = new int[blockNode.size()];
+            for (int i = 0; i < labels.length; i++) {
+                labels[i] = asm.newLabel();
+            }
+            HashMap<Integer, Integer> retLabels = new HashMap<>();
+            ArrayList<Integer> retValues = new ArrayList<>();
+            if (root >= RET) {
+                asm.ret((int) (root - RET));
+                return;
+            }
+            for (int i = order.size() - 1; i >= 0; i--) {
+                int b = order.get(i);
+                RuleDb.Node n = blockNode.get(b);
+                long[] t = blockTargets.get(b);
+                asm.bind(labels[b]);
+                asm.stmt(BpfAssembler.LD_W_ABS, n.offset);
+                if (n.mask != -1) {
+                    asm.stmt(BpfAssembler.ALU_AND_K, n.mask);
+                }
+                int opcode = switch (n.op) {
+                    case RuleDb.GT -> BpfAssembler.JGT_K;
+                    case RuleDb.GE -> BpfAssembler.JGE_K;
+                    default -> BpfAssembler.JEQ_K;
+                };
+                asm.jump(opcode, n.datum, label(t[0], labels, retLabels, retValues),
+                        label(t[1], labels, retLabels, retValues));
+            }
+            for (int v : retValues) {
+                asm.bind(retLabels.get(v));
+                asm.ret(v);
+            }
+        }
+
+        private int label(long target, int[] labels, HashMap<Integer, Integer> retLabels, ArrayList<Integer> values) {
+            if (target < RET) {
+                return labels[(int) target];
+            }
+            int v = (int) (target - RET);
+            Integer l = retLabels.get(v);
+            if (l == null) {
+                l = asm.newLabel();
+                retLabels.put(v, l);
+                values.add(v);
+            }
+            return l;
+        }
+
+        private void visit(int b) {
+            if (b >= mark.length) {
+                mark = Arrays.copyOf(mark, Math.max(mark.length * 2, b + 1));
+            }
+            if (mark[b] == 2) {
+                return;
+            }
+            if (mark[b] == 1) {
+                throw new IllegalStateException("cycle in a seccomp chain tree");
+            }
+            mark[b] = 1;
+            long[] t = blockTargets.get(b);
+            // False side first, so the true side's code tends to come first.
+            for (int side = 1; side >= 0; side--) {
+                if (t[side] < RET) {
+                    visit((int) t[side]);
+                }
+            }
+            mark[b] = 2;
+            order.add(b);
+        }
+
+        private static RuleDb.Node head(RuleDb.Node n) {
+            while (n.lvlPrv != null) {
+                n = n.lvlPrv;
+            }
+            return n;
+        }
+
+        /** The block testing node n, continuing at cont when the level below or this one runs out. */
+        private long block(RuleDb.Node n, long cont) {
+            HashMap<Long, Integer> byCont = memo.get(n);
+            if (byCont == null) {
+                byCont = new HashMap<>(4);
+                memo.put(n, byCont);
+            }
+            Integer known = byCont.get(cont);
+            if (known != null) {
+                return known;
+            }
+            int id = blockNode.size();
+            blockNode.add(n);
+            long[] targets = new long[2];
+            blockTargets.add(targets);
+            byCont.put(cont, id);
+            long next = n.lvlNxt != null ? block(n.lvlNxt, cont) : cont;
+            targets[0] = n.nxtT != null ? block(head(n.nxtT), next)
+                    : n.actTFlg ? RET + (n.actT & 0xffffffffL) : next;
+            targets[1] = n.nxtF != null ? block(head(n.nxtF), next)
+                    : n.actFFlg ? RET + (n.actF & 0xffffffffL) : next;
+            return id;
+        }
     }
 }
