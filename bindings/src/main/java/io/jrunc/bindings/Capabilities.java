@@ -36,14 +36,31 @@ public final class Capabilities {
         return NAMES.indexOf(name);
     }
 
-    /** The highest capability the running kernel knows (/proc/sys/kernel/cap_last_cap). */
+    private static volatile int lastCap = -1;
+
+    /**
+     * The highest capability the running kernel knows (/proc/sys/kernel/cap_last_cap), read once. One
+     * read(2) of a buffer: a sysctl file answers only a read at offset 0, and JDK 25's Files.readString
+     * of a file whose size is 0 reads one byte first and then gets EOF at offset 1, which gave "4" for
+     * 40 (exec then left capabilities 5 to 40 in the bounding set).
+     */
     public static int lastCap() {
-        try {
-            return Integer.parseInt(java.nio.file.Files.readString(
-                    java.nio.file.Path.of("/proc/sys/kernel/cap_last_cap")).trim());
-        } catch (java.io.IOException | NumberFormatException e) {
-            return NAMES.size() - 1;
+        int last = lastCap;
+        if (last < 0) {
+            last = NAMES.size() - 1;
+            try (java.io.InputStream in = java.nio.file.Files.newInputStream(
+                    java.nio.file.Path.of("/proc/sys/kernel/cap_last_cap"))) {
+                byte[] buf = new byte[32];
+                int n = in.read(buf);
+                if (n > 0) {
+                    last = Integer.parseInt(new String(buf, 0, n, java.nio.charset.StandardCharsets.US_ASCII).trim());
+                }
+            } catch (java.io.IOException | NumberFormatException e) {
+                // no procfs: the table's own last capability
+            }
+            lastCap = last;
         }
+        return last;
     }
 
     /** The three sets of one thread as bit masks. */

@@ -47,6 +47,11 @@ class ExecTest {
         assertEquals(Host.namespace(init, "pid"), joined.one("pidns"));
         assertEquals(Host.namespace(init, "mnt"), joined.one("mntns"));
         assertEquals("jt-exec", joined.one("hostname"));
+        // the container's capability sets, as runc gives an exec'd process (a misread cap_last_cap once
+        // left capabilities 5 to 40 in the bounding set)
+        Result caps = j.run("exec", id, "grep", "-E", "^Cap(Bnd|Prm)", "/proc/self/status").ok();
+        assertEquals(Host.read(Path.of("/proc", Long.toString(init), "status")).lines()
+                .filter(l -> l.startsWith("CapBnd") || l.startsWith("CapPrm")).toList(), caps.stdout().lines().toList());
 
         Facts flags = new Facts(results.get(1).ok().stdout());
         assertEquals("bar", flags.one("foo"));
