@@ -236,6 +236,9 @@ public final class ContainerCreator {
         if (t instanceof ContainerException c) {
             return c;
         }
+        if (t instanceof io.jrunc.seccomp.SeccompException e) {
+            return new ContainerException(e.getMessage(), e);
+        }
         if (t instanceof ExecutableLookup.ExecutableNotFound e) {
             return new ContainerException("unable to start container process: " + e.getMessage(), e);
         }

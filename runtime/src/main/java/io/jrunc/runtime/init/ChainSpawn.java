@@ -7,12 +7,8 @@ import io.jrunc.bindings.Prctl;
 import io.jrunc.seccomp.Arch;
 import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.seccomp.SyscallTable;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -59,9 +55,9 @@ public final class ChainSpawn implements AutoCloseable {
      * opened O_PATH at the lowest free descriptor, which must be {@code gatePathFd}.
      */
     public static ChainSpawn of(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, CompiledFilter filter) {
+            ProcessCredentials credentials, CompiledFilter filter, ChildStatus.Runtime runtime) {
         ChainSpawn spawn = new ChainSpawn();
-        spawn.build(request, gate, ptySlave, credentials, filter);
+        spawn.build(request, gate, ptySlave, credentials, filter, runtime.handledSignals());
         return spawn;
     }
 
@@ -86,10 +82,9 @@ public final class ChainSpawn implements AutoCloseable {
     }
 
     private void build(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, CompiledFilter filter) {
+            ProcessCredentials credentials, CompiledFilter filter, long handled) {
         int low = ProcessLauncher.gateFd(request.preserveFds());
         long dfl = chain.zeroed(KERNEL_SIGACTION_SIZE); // SIG_DFL, no flags, empty mask
-        long handled = handledSignals();
         for (int sig = 1; sig <= 64; sig++) {
             if (sig != SIGKILL && sig != SIGSTOP && (handled & (1L << (sig - 1))) != 0) {
                 sys("rt_sigaction", sig, dfl, 0, 8);
@@ -221,21 +216,6 @@ public final class ChainSpawn implements AutoCloseable {
     private void record(boolean afterTheLoad, String name, long... args) {
         if (afterTheLoad) {
             afterLoad.add(new Call(name, args));
-        }
-    }
-
-    /** Signals the JVM catches or ignores (SigCgt | SigIgn of /proc/self/status): dispositions are per process. */
-    static long handledSignals() {
-        try {
-            long mask = 0;
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("SigCgt:") || line.startsWith("SigIgn:")) {
-                    mask |= Long.parseUnsignedLong(line.substring(7).trim(), 16);
-                }
-            }
-            return mask;
-        } catch (IOException e) {
-            throw new UncheckedIOException("/proc/self/status", e);
         }
     }
 }

@@ -22,13 +22,25 @@ public final class ChildStatus {
     public record Expected(int uid, int gid, int[] groups, ProcessCredentials.Sets caps, long bounding,
             boolean noNewPrivs, int seccompFilters) {}
 
-    public static Expected expected(ProcessCredentials credentials, boolean filtered) {
-        Map<String, String> self = read(Path.of("/proc/thread-self/status"));
-        long bounding = credentials.sets().bounding() & Long.parseUnsignedLong(self.get("CapBnd"), 16);
-        boolean nnp = credentials.noNewPrivileges() || "1".equals(self.get("NoNewPrivs"));
-        int inherited = Integer.parseInt(self.getOrDefault("Seccomp_filters", "0"));
+    /**
+     * What the child inherits from the runtime, read from /proc/self/status by the creating thread
+     * while it still sees the host's /proc (the spawning thread's /proc is the container's by the time
+     * it builds the chain): the signals the JVM catches or ignores (dispositions are per process), its
+     * bounding set, no_new_privs and the filters it runs under itself.
+     */
+    public record Runtime(long handledSignals, long bounding, boolean noNewPrivs, int seccompFilters) {
+        public static Runtime read() {
+            Map<String, String> self = ChildStatus.read(Path.of("/proc/self/status"));
+            return new Runtime(Long.parseUnsignedLong(self.get("SigCgt"), 16) | Long.parseUnsignedLong(self.get("SigIgn"), 16),
+                    Long.parseUnsignedLong(self.get("CapBnd"), 16), "1".equals(self.get("NoNewPrivs")),
+                    Integer.parseInt(self.getOrDefault("Seccomp_filters", "0")));
+        }
+    }
+
+    public static Expected expected(ProcessCredentials credentials, boolean filtered, Runtime runtime) {
         return new Expected(credentials.uid(), credentials.gid(), credentials.additionalGids(), credentials.sets(),
-                bounding, nnp, inherited + (filtered ? 1 : 0));
+                credentials.sets().bounding() & runtime.bounding(), credentials.noNewPrivileges() || runtime.noNewPrivs(),
+                runtime.seccompFilters() + (filtered ? 1 : 0));
     }
 
     public static void verify(int pid, Expected e) {

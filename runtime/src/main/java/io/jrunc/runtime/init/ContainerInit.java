@@ -33,6 +33,7 @@ public final class ContainerInit implements SpawnThread.Body {
     private final String newKeyring;
     private final ChildPlacement placement;
     private final CompiledFilter filter;
+    private final ChildStatus.Runtime runtime;
     private volatile RootfsBuilder.Prepared prepared;
     private volatile ChildStatus.Expected expected;
 
@@ -54,6 +55,7 @@ public final class ContainerInit implements SpawnThread.Body {
         this.preserveFds = preserveFds;
         this.newKeyring = newKeyring;
         this.filter = filter;
+        this.runtime = filter == null ? null : ChildStatus.Runtime.read();
     }
 
     /** What the child must show in /proc/PID/status ({@link ChildStatus}); null unless a chain made it. */
@@ -120,9 +122,9 @@ public final class ContainerInit implements SpawnThread.Body {
             self.spawning();
             return ProcessLauncher.spawn(setup.request(), gate, slave);
         }
-        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, slave, setup.credentials(), filter)) {
+        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, slave, setup.credentials(), filter, runtime)) {
             PreExecCheck.check(filter, chain.afterLoad());
-            expected = ChildStatus.expected(setup.credentials(), true);
+            expected = ChildStatus.expected(setup.credentials(), true, runtime);
             self.spawning();
             return chain.spawn();
         }

@@ -19,6 +19,7 @@ public final class ExecInit implements SpawnThread.Body {
     private final int consoleSocket;
     private final int preserveFds;
     private final CompiledFilter filter;
+    private final ChildStatus.Runtime runtime;
     private volatile ChildPlacement placement;
     private volatile ChildStatus.Expected expected;
 
@@ -32,6 +33,7 @@ public final class ExecInit implements SpawnThread.Body {
         this.consoleSocket = consoleSocket;
         this.preserveFds = preserveFds;
         this.filter = filter;
+        this.runtime = filter == null ? null : ChildStatus.Runtime.read();
     }
 
     /** What the child must show in /proc/PID/status; null unless a {@link ChainSpawn} made it. */
@@ -63,9 +65,9 @@ public final class ExecInit implements SpawnThread.Body {
             self.spawning();
             return ProcessLauncher.spawn(setup.request(), gate, slave);
         }
-        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, slave, setup.credentials(), filter)) {
+        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, slave, setup.credentials(), filter, runtime)) {
             PreExecCheck.check(filter, chain.afterLoad());
-            expected = ChildStatus.expected(setup.credentials(), true);
+            expected = ChildStatus.expected(setup.credentials(), true, runtime);
             self.spawning();
             return chain.spawn();
         }
