@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * class, so the host's podman state is not touched. jrunc keeps its default root (/run/jrunc), as
  * podman never passes --root: `--runtime-flag root=DIR` would reach create and start but not the
  * `delete --force` of `podman container cleanup`, which conmon's exit command runs without it.
- * seccomp=unconfined until jrunc supports seccomp; no network.
+ * podman's default seccomp profile (the containers run filtered, as users' do); no network.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -113,7 +113,7 @@ class PodmanTest {
 
     /** `podman run` with the settings every container here needs; {@code flags} go before the image. */
     private List<String> run(List<String> flags, String... command) {
-        List<String> c = podman("run", "--security-opt", "seccomp=unconfined", "--network", "none",
+        List<String> c = podman("run", "--network", "none",
                 "--cgroup-parent", cgroupParent);
         c.addAll(flags);
         c.add(E2eHost.IMAGE);
@@ -158,6 +158,15 @@ class PodmanTest {
         assertEquals(0, r.exitCode(), r.describe());
         assertEquals("hello\n", r.out(), r.describe());
         assertNoRuntimeState();
+    }
+
+    /** podman's default profile reaches jrunc, and the container runs filtered by it. */
+    @Test
+    void runIsFilteredByPodmansDefaultProfile() {
+        Command.Result r = cmd.run(run(List.of("--rm"), "sh", "-c",
+                "grep -E '^Seccomp' /proc/self/status"));
+        assertEquals(0, r.exitCode(), r.describe());
+        assertTrue(r.out().matches("Seccomp:\\s+2\nSeccomp_filters:\\s+1\n"), r.describe());
     }
 
     @Test
