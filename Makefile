@@ -13,8 +13,8 @@ BUILD := build
 JRUNC := $(abspath $(BUILD))/bin/jrunc
 
 # Debian packages, installed by `make deps` when missing: busybox-static makes test bundles, runc and
-# crun are what `make bench` compares against, E2E_PACKAGES are the clients the end-to-end tests drive.
-TEST_PACKAGES := busybox-static runc
+# crun are what `make bench` compares against, libseccomp2 is the seccomp tests' oracle (never the product's), E2E_PACKAGES are the clients the end-to-end tests drive.
+TEST_PACKAGES := busybox-static runc libseccomp2
 BENCH_PACKAGES := crun
 E2E_PACKAGES := podman containerd
 # The VM tests (make test-vm): qemu boots a Debian kernel with a cpio initramfs (docs/testing.md).
