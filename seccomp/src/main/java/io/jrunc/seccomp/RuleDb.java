@@ -23,6 +23,7 @@ import java.util.HashMap;
  */
 final class RuleDb {
     static final int EEXIST = 17;
+    private static final int PRI_MASK_CHAIN = 0xffff;
 
     // enum scmp_compare
     static final int NE = 1, LT = 2, LE = 3, EQ = 4, GE = 5, GT = 6, MASKED_EQ = 7;
@@ -53,6 +54,9 @@ final class RuleDb {
         Node chains;
         int action;
         boolean valid = true;
+        /** node_cnt and priority as db.c keeps them (gen_bpf orders the syscalls by priority). */
+        int nodeCnt;
+        int priority;
 
         Entry(int num) {
             this.num = num;
@@ -66,7 +70,7 @@ final class RuleDb {
     /** Real syscall numbers. */
     final HashMap<Integer, Entry> entries = new HashMap<>();
     /** Pseudo syscalls (names libseccomp knows but this architecture lacks): never in the program. */
-    private final HashMap<String, Entry> pseudo = new HashMap<>();
+    final HashMap<String, Entry> pseudo = new HashMap<>();
 
     RuleDb(boolean bits64) {
         this.bits64 = bits64;
@@ -95,12 +99,24 @@ final class RuleDb {
 
     private int add(Entry sIter, int action, Cond[] conds) {
         Entry sNew = generate(sIter.num, action, conds);
+        int rc = addChains(sIter, sNew, action);
+        if (rc == 0) {
+            sIter.priority = (sIter.priority & ~PRI_MASK_CHAIN) | (PRI_MASK_CHAIN - sIter.nodeCnt);
+        }
+        return rc;
+    }
+
+    private int addChains(Entry sIter, Entry sNew, int action) {
         boolean rmFlag = false;
         while (true) {
             if (sIter.chains == null) {
                 if (rmFlag || !sIter.valid) {
                     sIter.chains = sNew.chains;
                     sIter.action = sNew.action;
+                    sIter.nodeCnt = sNew.nodeCnt;
+                    if (sIter.valid) {
+                        sIter.priority = sNew.priority;
+                    }
                     sIter.valid = true;
                     return 0;
                 }
@@ -111,6 +127,7 @@ final class RuleDb {
                 // An unconditional rule replaces every conditional one.
                 treePut(chainsSlot(sIter));
                 sIter.chains = null;
+                sIter.nodeCnt = 0;
                 sIter.action = action;
                 return 0;
             }
@@ -120,6 +137,7 @@ final class RuleDb {
             int rc = prune(chainsSlot(sIter), sNew.chains, state);
             if (rc > 0) {
                 rmFlag = true;
+                sIter.nodeCnt -= rc;
                 if (sIter.chains == null) {
                     continue;
                 }
@@ -133,7 +151,8 @@ final class RuleDb {
             if (rc < 0) {
                 return rc;
             }
-            treePut(new Slot(sNew.chains));
+            sIter.nodeCnt += sNew.nodeCnt;
+            sIter.nodeCnt -= treePut(new Slot(sNew.chains));
             return 0;
         }
     }
@@ -143,6 +162,21 @@ final class RuleDb {
     private Entry generate(int nr, int action, Cond[] conds) {
         Entry s = new Entry(nr);
         Node first = conds == null ? null : (bits64 ? gen64(conds, action) : gen32(conds, action));
+        if (conds != null) {
+            for (Cond c : conds) {
+                if (c == null) {
+                    continue;
+                }
+                if (bits64) {
+                    if (!(c.op == MASKED_EQ && hi(c.mask) == 0 && lo(c.mask) == 0)) {
+                        s.nodeCnt += (c.op == EQ || c.op == NE || c.op == MASKED_EQ) ? 2 : 3;
+                    }
+                } else if (!(c.op == MASKED_EQ && lo(c.mask) == 0)) {
+                    s.nodeCnt++;
+                }
+            }
+        }
+        s.priority = PRI_MASK_CHAIN - s.nodeCnt;
         if (first == null) {
             s.action = action;
         } else {
@@ -756,7 +790,7 @@ final class RuleDb {
                         if (actCheckFails(x.nxtT, n.actT)) {
                             return -EEXIST;
                         }
-                        nodePut(nxtTSlot(x));
+                        state.sx.nodeCnt -= nodePut(nxtTSlot(x));
                         x.nxtT = null;
                         x.actT = n.actT;
                         x.actTFlg = true;
@@ -774,7 +808,7 @@ final class RuleDb {
                         if (actCheckFails(x.nxtF, n.actF)) {
                             return -EEXIST;
                         }
-                        nodePut(nxtFSlot(x));
+                        state.sx.nodeCnt -= nodePut(nxtFSlot(x));
                         x.nxtF = null;
                         x.actF = n.actF;
                         x.actFFlg = true;

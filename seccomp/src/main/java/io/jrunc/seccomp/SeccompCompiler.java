@@ -118,6 +118,9 @@ public final class SeccompCompiler {
      * @throws SeccompException for a profile that cannot be compiled, naming the JSON path
      */
     public static CompiledFilter compile(LinuxSeccomp seccomp, Arch nativeArch) {
+        if ("SCMP_ACT_NOTIFY".equals(seccomp.defaultAction())) {
+            throw new SeccompException("linux.seccomp.defaultAction: SCMP_ACT_NOTIFY cannot be used as default action");
+        }
         int defaultAction = action(seccomp.defaultAction(), seccomp.defaultErrnoRet(),
                 "linux.seccomp.defaultErrnoRet");
         List<LinuxSyscall> syscalls = seccomp.syscalls() == null ? List.of() : seccomp.syscalls();
@@ -236,40 +239,59 @@ public final class SeccompCompiler {
             }
         }
 
-        // The program.
-        BpfAssembler asm = new BpfAssembler();
-        asm.stmt(BpfAssembler.LD_W_ABS, 4);
-        int[] sectionLabels = new int[archCount];
-        int[] sectionArch = new int[archCount];
+        // The sections, in libseccomp's order (x86-64 and x32 together, where the first of them is).
+        Section[] sectionList = new Section[archCount];
         int sections = 0;
         for (int f = 0; f < archCount; f++) {
-            if (archs[f] == Arch.X32 && indexOf(archs, archCount, Arch.X86_64) >= 0) {
-                continue; // in x86-64's section
-            }
-            int label = asm.newLabel();
-            int next = asm.newLabel();
-            asm.jump(BpfAssembler.JEQ_K, archs[f].auditArch(), label, next);
-            asm.bind(next);
-            sectionLabels[sections] = label;
-            sectionArch[sections++] = f;
-        }
-        asm.ret(RET_KILL_THREAD);
-        for (int s = 0; s < sections; s++) {
-            int f = sectionArch[s];
-            asm.bind(sectionLabels[s]);
-            asm.stmt(BpfAssembler.LD_W_ABS, 0);
             Section section;
             if (archs[f] == Arch.X86_64 || archs[f] == Arch.X32) {
                 int x64 = indexOf(archs, archCount, Arch.X86_64);
                 int x32 = indexOf(archs, archCount, Arch.X32);
-                section = new Section(x64 >= 0 ? dbs[x64] : null, x32 >= 0 ? dbs[x32] : null, defaultAction, true);
+                if (f != Math.min(x64 < 0 ? f : x64, x32 < 0 ? f : x32)) {
+                    continue;
+                }
+                section = new Section(x64 >= 0 ? dbs[x64] : null, x32 >= 0 ? dbs[x32] : null, defaultAction, true,
+                        x32 >= 0 && (x64 < 0 || x32 < x64));
                 section.x86Max = stubMax(highest, Arch.X86_64);
                 section.x32Max = stubMax(highest, Arch.X32);
             } else {
-                section = new Section(dbs[f], null, defaultAction, false);
+                section = new Section(dbs[f], null, defaultAction, false, false);
                 section.max = stubMax(highest, archs[f]);
             }
-            section.emit(asm);
+            section.audit = archs[f].auditArch();
+            sectionList[sections++] = section;
+        }
+
+        // The conditional entries' code, and gen_bpf's pull-in order over them: from the program's end.
+        Chains chains = new Chains();
+        java.util.IdentityHashMap<RuleDb.Entry, Chains.Blk> roots = new java.util.IdentityHashMap<>();
+        for (int s = sections - 1; s >= 0; s--) {
+            ArrayList<RuleDb.Entry> ordered = sectionList[s].byPriority();
+            for (int i = ordered.size() - 1; i >= 0; i--) {
+                RuleDb.Entry e = ordered.get(i);
+                if (e.chains != null) {
+                    Chains.Blk root = chains.root(e, defaultAction);
+                    roots.put(e, root);
+                    chains.pull(root);
+                }
+            }
+        }
+
+        // The program.
+        BpfAssembler asm = new BpfAssembler();
+        asm.stmt(BpfAssembler.LD_W_ABS, 4);
+        int[] sectionLabels = new int[sections];
+        for (int s = 0; s < sections; s++) {
+            sectionLabels[s] = asm.newLabel();
+            int next = asm.newLabel();
+            asm.jump(BpfAssembler.JEQ_K, sectionList[s].audit, sectionLabels[s], next);
+            asm.bind(next);
+        }
+        asm.ret(RET_KILL_THREAD);
+        for (int s = 0; s < sections; s++) {
+            asm.bind(sectionLabels[s]);
+            asm.stmt(BpfAssembler.LD_W_ABS, 0);
+            sectionList[s].emit(asm, chains, roots);
         }
         Program program = asm.finish();
 
@@ -393,12 +415,25 @@ public final class SeccompCompiler {
         /** Entries by number (both of x86-64's and x32's when both are in the filter). */
         final HashMap<Integer, RuleDb.Entry> entries;
 
-        Section(RuleDb primary, RuleDb x32, int defaultAction, boolean x86Audit) {
+        int audit;
+        /** No syscall block loads the number (see the constructor): the section decides the default. */
+        final boolean blind;
+        /** x32's filter comes before x86-64's in the collection (libseccomp then sorts its syscalls first). */
+        final boolean x32First;
+
+        Section(RuleDb primary, RuleDb x32, int defaultAction, boolean x86Audit, boolean x32First) {
             this.primary = primary;
             this.x32 = x32;
+            this.x32First = x32First;
             this.defaultAction = defaultAction;
             this.x86only = x86Audit && x32 == null;
             this.x32only = x86Audit && primary == null;
+            // gen_bpf loads the syscall number in the first syscall block by priority (acc_reset) except
+            // for x86-64 or x32 alone, whose ABI check loads it; when that first entry is a pseudo
+            // syscall it is skipped and nothing loads the number: every check compares the arch word.
+            boolean accReset = !x86Audit || (primary != null && x32 != null);
+            RuleDb first = x32First ? x32 : primary, second = x32First ? primary : x32;
+            this.blind = accReset && headIsPseudo(first, second);
             entries = new HashMap<>();
             if (primary != null) {
                 entries.putAll(primary.entries);
@@ -406,6 +441,49 @@ public final class SeccompCompiler {
             if (x32 != null) {
                 entries.putAll(x32.entries);
             }
+        }
+
+        private static boolean headIsPseudo(RuleDb first, RuleDb second) {
+            boolean any = false, pseudo = false;
+            int best = 0;
+            for (RuleDb db : new RuleDb[] {first, second}) {
+                if (db == null) {
+                    continue;
+                }
+                for (int pass = 0; pass < 2; pass++) {
+                    for (RuleDb.Entry e : (pass == 0 ? db.entries : db.pseudo).values()) {
+                        if (!any || Integer.compareUnsigned(e.priority, best) > 0) {
+                            any = true;
+                            best = e.priority;
+                            pseudo = pass == 1;
+                        }
+                    }
+                }
+            }
+            return pseudo;
+        }
+
+        /**
+         * The entries in the order of the section's syscall blocks (gen_bpf's _sys_priority_sort: each
+         * filter's list, by number, sorted stably by descending priority, the first filter's first).
+         */
+        ArrayList<RuleDb.Entry> byPriority() {
+            ArrayList<RuleDb.Entry> list = new ArrayList<>(entries.size());
+            RuleDb first = x32First ? x32 : primary, second = x32First ? primary : x32;
+            for (RuleDb db : new RuleDb[] {first, second}) {
+                if (db == null) {
+                    continue;
+                }
+                int start = list.size();
+                for (RuleDb.Entry e : db.entries.values()) {
+                    if (e.num >= 0 && e.valid) {
+                        list.add(e);
+                    }
+                }
+                list.subList(start, list.size()).sort((a, b) -> Integer.compare(a.num, b.num));
+            }
+            list.sort((a, b) -> Integer.compareUnsigned(b.priority, a.priority));
+            return list;
         }
 
         /** Outcome at number nr: a return value (below 2^32) or BLOCK + index of a chain entry. */
@@ -424,6 +502,9 @@ public final class SeccompCompiler {
             if (x32only && nr < BIT30) {
                 return RET_KILL_THREAD;
             }
+            if (blind) {
+                return defaultAction & 0xffffffffL;
+            }
             RuleDb.Entry e = nr < 0x80000000L ? entries.get((int) nr) : null;
             if (e == null) {
                 return defaultAction & 0xffffffffL;
@@ -439,7 +520,7 @@ public final class SeccompCompiler {
             return BLOCK + idx;
         }
 
-        void emit(BpfAssembler asm) {
+        void emit(BpfAssembler asm, Chains code, java.util.IdentityHashMap<RuleDb.Entry, Chains.Blk> roots) {
             long[] points = new long[entries.size() * 2 + 10];
             int p = 0;
             points[p++] = 0;
@@ -481,17 +562,17 @@ public final class SeccompCompiler {
                 starts[m] = start;
                 outcomes[m++] = o;
             }
-            tree(asm, starts, outcomes, 0, m - 1, chains);
+            tree(asm, starts, outcomes, 0, m - 1, chains, code, roots);
         }
 
         private void tree(BpfAssembler asm, long[] starts, long[] outcomes, int lo, int hi,
-                ArrayList<RuleDb.Entry> chains) {
+                ArrayList<RuleDb.Entry> chains, Chains code, java.util.IdentityHashMap<RuleDb.Entry, Chains.Blk> roots) {
             if (lo == hi) {
                 long o = outcomes[lo];
                 if (o < BLOCK) {
                     asm.ret((int) o);
                 } else {
-                    new ChainEmitter(asm, defaultAction).emit(chains.get((int) (o - BLOCK)));
+                    code.emit(asm, roots.get(chains.get((int) (o - BLOCK))));
                 }
                 return;
             }
@@ -500,106 +581,78 @@ public final class SeccompCompiler {
             int left = asm.newLabel();
             asm.jump(BpfAssembler.JGE_K, (int) starts[mid], right, left);
             asm.bind(left);
-            tree(asm, starts, outcomes, lo, mid - 1, chains);
+            tree(asm, starts, outcomes, lo, mid - 1, chains, code, roots);
             asm.bind(right);
-            tree(asm, starts, outcomes, mid, hi, chains);
+            tree(asm, starts, outcomes, mid, hi, chains, code, roots);
         }
     }
 
     /**
-     * A conditional entry's code: one block per (node, continuation), as gen_bpf's _gen_bpf_chain
-     * resolves them; blocks in topological order so every jump is forward; then the returns.
+     * The argument-chain code of all conditional entries, built as gen_bpf.c builds it, because its
+     * decisions depend on gen_bpf's accumulator tracking: a node testing the same word as the node
+     * before it (its previous sibling, or for a level's first node the parent) does not reload the
+     * accumulator, yet it is also reached from the ends of the previous sibling's sub-levels, where
+     * the accumulator may hold another word. gen_bpf prepends a reload only when the first block to
+     * pull it into the program (_gen_bpf_build_bpf's backward scan) leaves another word; the other
+     * paths then compare the wrong word. So: blocks per (node, continuation, incoming accumulator),
+     * identical blocks merged (_hsh_add compares instructions and accumulator states), the pull-in
+     * order replayed to decide the reloads, then each chain's blocks copied out in topological order.
      */
-    private static final class ChainEmitter {
-        private static final long RET = 1L << 32;
+    static final class Chains {
+        private static final int UNDEF = -1;
 
-        private final BpfAssembler asm;
-        private final int defaultAction;
-        private final ArrayList<RuleDb.Node> blockNode = new ArrayList<>();
-        /** Per block: true and false targets (block index, or RET + value). */
-        private final ArrayList<long[]> blockTargets = new ArrayList<>();
-        private final HashMap<RuleDb.Node, HashMap<Long, Integer>> memo = new HashMap<>();
-        private final ArrayList<Integer> order = new ArrayList<>();
-        private byte[] mark = new byte[16];
+        /** A gen_bpf block: a node's test, or a return. */
+        static final class Blk {
+            final int id;
+            boolean isRet;
+            int retValue;
+            boolean loads;
+            int offset;
+            boolean ands;
+            int mask;
+            int op;
+            int datum;
+            Blk jt, jf;
+            int startOffset = UNDEF, startMask = -1, endOffset = UNDEF, endMask = -1;
+            boolean found, fixup;
 
-        ChainEmitter(BpfAssembler asm, int defaultAction) {
-            this.asm = asm;
-            this.defaultAction = defaultAction;
-        }
+            Blk(int id) {
+                this.id = id;
+            }
 
-        void emit(RuleDb.Entry entry) {
-            long root = block(head(entry.chains), RET + (defaultAction & 0xffffffffL));
-            // Reverse post-order of the block graph: every jump goes forward.
-            if (root < RET) {
-                visit((int) root);
-            }
-            int[] labels = new int[blockNode.size()];
-            for (int i = 0; i < labels.length; i++) {
-                labels[i] = asm.newLabel();
-            }
-            HashMap<Integer, Integer> retLabels = new HashMap<>();
-            ArrayList<Integer> retValues = new ArrayList<>();
-            if (root >= RET) {
-                asm.ret((int) (root - RET));
-                return;
-            }
-            for (int i = order.size() - 1; i >= 0; i--) {
-                int b = order.get(i);
-                RuleDb.Node n = blockNode.get(b);
-                long[] t = blockTargets.get(b);
-                asm.bind(labels[b]);
-                asm.stmt(BpfAssembler.LD_W_ABS, n.offset);
-                if (n.mask != -1) {
-                    asm.stmt(BpfAssembler.ALU_AND_K, n.mask);
+            String key() {
+                if (isRet) {
+                    return "r" + retValue;
                 }
-                int opcode = switch (n.op) {
-                    case RuleDb.GT -> BpfAssembler.JGT_K;
-                    case RuleDb.GE -> BpfAssembler.JGE_K;
-                    default -> BpfAssembler.JEQ_K;
-                };
-                asm.jump(opcode, n.datum, label(t[0], labels, retLabels, retValues),
-                        label(t[1], labels, retLabels, retValues));
-            }
-            for (int v : retValues) {
-                asm.bind(retLabels.get(v));
-                asm.ret(v);
+                return (loads ? "L" + offset : "") + (ands ? "A" + mask : "") + "J" + op + "," + datum + ","
+                        + jt.id + "," + jf.id + "|" + startOffset + "," + startMask + "|" + endOffset + "," + endMask;
             }
         }
 
-        private int label(long target, int[] labels, HashMap<Integer, Integer> retLabels, ArrayList<Integer> values) {
-            if (target < RET) {
-                return labels[(int) target];
+        private final HashMap<String, Blk> canonical = new HashMap<>();
+        private final HashMap<RuleDb.Node, HashMap<String, Blk>> memo = new HashMap<>();
+        private int ids;
+
+        private Blk intern(Blk b) {
+            String key = b.key();
+            Blk known = canonical.get(key);
+            if (known != null) {
+                return known;
             }
-            int v = (int) (target - RET);
-            Integer l = retLabels.get(v);
-            if (l == null) {
-                l = asm.newLabel();
-                retLabels.put(v, l);
-                values.add(v);
-            }
-            return l;
+            canonical.put(key, b);
+            return b;
         }
 
-        private void visit(int b) {
-            if (b >= mark.length) {
-                mark = Arrays.copyOf(mark, Math.max(mark.length * 2, b + 1));
-            }
-            if (mark[b] == 2) {
-                return;
-            }
-            if (mark[b] == 1) {
-                throw new IllegalStateException("cycle in a seccomp chain tree");
-            }
-            mark[b] = 1;
-            long[] t = blockTargets.get(b);
-            // False side first, so the true side's code tends to come first.
-            for (int side = 1; side >= 0; side--) {
-                if (t[side] < RET) {
-                    visit((int) t[side]);
-                }
-            }
-            mark[b] = 2;
-            order.add(b);
+        Blk ret(int value) {
+            Blk b = new Blk(ids++);
+            b.isRet = true;
+            b.retValue = value;
+            return intern(b);
+        }
+
+        /** The first block of an entry's chain (entered with the syscall number loaded, or nothing). */
+        Blk root(RuleDb.Entry entry, int defaultAction) {
+            return level(head(entry.chains), ret(defaultAction), UNDEF, -1);
         }
 
         private static RuleDb.Node head(RuleDb.Node n) {
@@ -609,28 +662,133 @@ public final class SeccompCompiler {
             return n;
         }
 
-        /** The block testing node n, continuing at cont when the level below or this one runs out. */
-        private long block(RuleDb.Node n, long cont) {
-            HashMap<Long, Integer> byCont = memo.get(n);
-            if (byCont == null) {
-                byCont = new HashMap<>(4);
-                memo.put(n, byCont);
+        /** _gen_bpf_node and _gen_bpf_chain_lvl_res for node n, the accumulator holding (accOffset, accMask). */
+        private Blk level(RuleDb.Node n, Blk cont, int accOffset, int accMask) {
+            String memoKey = cont.id + ":" + accOffset + ":" + accMask;
+            HashMap<String, Blk> byKey = memo.get(n);
+            if (byKey == null) {
+                byKey = new HashMap<>(4);
+                memo.put(n, byKey);
             }
-            Integer known = byCont.get(cont);
+            Blk known = byKey.get(memoKey);
             if (known != null) {
                 return known;
             }
-            int id = blockNode.size();
-            blockNode.add(n);
-            long[] targets = new long[2];
-            blockTargets.add(targets);
-            byCont.put(cont, id);
-            long next = n.lvlNxt != null ? block(n.lvlNxt, cont) : cont;
-            targets[0] = n.nxtT != null ? block(head(n.nxtT), next)
-                    : n.actTFlg ? RET + (n.actT & 0xffffffffL) : next;
-            targets[1] = n.nxtF != null ? block(head(n.nxtF), next)
-                    : n.actFFlg ? RET + (n.actF & 0xffffffffL) : next;
-            return id;
+            Blk b = new Blk(ids++);
+            b.startOffset = accOffset;
+            b.startMask = accMask;
+            int offset = accOffset, mask = accMask;
+            if (n.offset != offset || (n.mask & mask) != n.mask) {
+                b.loads = true;
+                b.offset = n.offset;
+                offset = n.offset;
+                mask = -1;
+                b.startOffset = UNDEF;
+                b.startMask = -1;
+            }
+            if (n.mask != mask) {
+                b.ands = true;
+                b.mask = n.mask;
+                mask = n.mask;
+            }
+            b.endOffset = offset;
+            b.endMask = mask;
+            b.op = n.op == RuleDb.GT ? BpfAssembler.JGT_K : n.op == RuleDb.GE ? BpfAssembler.JGE_K : BpfAssembler.JEQ_K;
+            b.datum = n.datum;
+            Blk next = n.lvlNxt != null ? level(n.lvlNxt, cont, offset, mask) : cont;
+            b.jt = n.nxtT != null ? level(head(n.nxtT), next, offset, mask) : n.actTFlg ? ret(n.actT) : next;
+            b.jf = n.nxtF != null ? level(head(n.nxtF), next, offset, mask) : n.actFFlg ? ret(n.actF) : next;
+            Blk c = intern(b);
+            byKey.put(memoKey, c);
+            return c;
+        }
+
+        /**
+         * Replays the pull-in of _gen_bpf_build_bpf for a chain whose syscall block is met (scanning
+         * backwards from the program's end) now: depth first, a block's true target before its false one.
+         */
+        void pull(Blk root) {
+            pull(root, 0, -1);
+        }
+
+        private void pull(Blk b, int pullerEndOffset, int pullerEndMask) {
+            if (b.found) {
+                return;
+            }
+            b.found = true;
+            if (b.startOffset != UNDEF && (b.startOffset != pullerEndOffset || b.startMask != pullerEndMask)) {
+                b.fixup = true;
+            }
+            if (b.isRet) {
+                return;
+            }
+            pull(b.jt, b.endOffset, b.endMask);
+            pull(b.jf, b.endOffset, b.endMask);
+        }
+
+        /** The chain's code: its blocks in topological order, then its returns. */
+        void emit(BpfAssembler asm, Blk root) {
+            if (root.isRet) {
+                asm.ret(root.retValue);
+                return;
+            }
+            ArrayList<Blk> order = new ArrayList<>();
+            HashMap<Blk, Integer> state = new HashMap<>();
+            visit(root, order, state);
+            HashMap<Blk, Integer> labels = new HashMap<>();
+            ArrayList<Blk> rets = new ArrayList<>();
+            for (int i = order.size() - 1; i >= 0; i--) {
+                labels.put(order.get(i), asm.newLabel());
+            }
+            for (int i = order.size() - 1; i >= 0; i--) {
+                Blk b = order.get(i);
+                asm.bind(labels.get(b));
+                if (b.fixup) {
+                    asm.stmt(BpfAssembler.LD_W_ABS, b.startOffset);
+                    if (b.startMask != -1) {
+                        asm.stmt(BpfAssembler.ALU_AND_K, b.startMask);
+                    }
+                }
+                if (b.loads) {
+                    asm.stmt(BpfAssembler.LD_W_ABS, b.offset);
+                }
+                if (b.ands) {
+                    asm.stmt(BpfAssembler.ALU_AND_K, b.mask);
+                }
+                asm.jump(b.op, b.datum, label(b.jt, labels, rets, asm), label(b.jf, labels, rets, asm));
+            }
+            for (Blk r : rets) {
+                asm.bind(labels.get(r));
+                asm.ret(r.retValue);
+            }
+        }
+
+        private static int label(Blk target, HashMap<Blk, Integer> labels, ArrayList<Blk> rets, BpfAssembler asm) {
+            Integer l = labels.get(target);
+            if (l == null) {
+                l = asm.newLabel();
+                labels.put(target, l);
+                rets.add(target);
+            }
+            return l;
+        }
+
+        private static void visit(Blk b, ArrayList<Blk> order, HashMap<Blk, Integer> state) {
+            if (b.isRet) {
+                return;
+            }
+            Integer s = state.get(b);
+            if (s != null) {
+                if (s == 1) {
+                    throw new IllegalStateException("cycle in a seccomp chain");
+                }
+                return;
+            }
+            state.put(b, 1);
+            visit(b.jf, order, state);
+            visit(b.jt, order, state);
+            state.put(b, 2);
+            order.add(b);
         }
     }
 }
