@@ -57,6 +57,8 @@ final class RuleDb {
         /** node_cnt and priority as db.c keeps them (gen_bpf orders the syscalls by priority). */
         int nodeCnt;
         int priority;
+        /** The compiler's index of this entry's chain code (-1: none yet). */
+        int chainIndex = -1;
 
         Entry(int num) {
             this.num = num;
@@ -66,23 +68,85 @@ final class RuleDb {
     /** One condition as db_col_rule_add stores it: mask all ones except for MASKED_EQ. */
     record Cond(int arg, int op, long mask, long datum) {}
 
+    private static final int LOW = 1024;
+
     private final boolean bits64;
-    /** Real syscall numbers. */
-    final HashMap<Integer, Entry> entries = new HashMap<>();
+    /** Real syscall numbers from base to base + 1023 (x32's base is its bit 30), by number. */
+    private final int base;
+    private final Entry[] low = new Entry[LOW];
+    /** Other real numbers (ARM's private calls at 0x0f0000). */
+    private final HashMap<Integer, Entry> high = new HashMap<>();
+    private int count;
     /** Pseudo syscalls (names libseccomp knows but this architecture lacks): never in the program. */
     final HashMap<String, Entry> pseudo = new HashMap<>();
 
-    RuleDb(boolean bits64) {
+    RuleDb(boolean bits64, int base) {
         this.bits64 = bits64;
+        this.base = base;
+    }
+
+    /** The entry of real syscall nr, or null. */
+    Entry get(int nr) {
+        int i = nr - base;
+        if (i >= 0 && i < LOW) {
+            return low[i];
+        }
+        return high.isEmpty() ? null : high.get(nr);
+    }
+
+    /** The real entries by ascending number (as unsigned, as db.c keeps its list). */
+    Entry[] sorted() {
+        Entry[] out = new Entry[count];
+        int n = 0;
+        for (int i = 0; i < LOW; i++) {
+            if (low[i] != null) {
+                out[n++] = low[i];
+            }
+        }
+        int start = n;
+        for (Entry e : high.values()) {
+            out[n++] = e;
+        }
+        for (int i = start + 1; i < n; i++) {
+            Entry e = out[i];
+            int j = i - 1;
+            while (j >= start && Integer.compareUnsigned(out[j].num, e.num) > 0) {
+                out[j + 1] = out[j];
+                j--;
+            }
+            out[j + 1] = e;
+        }
+        if (start > 0 && n > start && Integer.compareUnsigned(out[start].num, base) < 0) {
+            // Numbers below base (none in libseccomp's tables): keep the list ordered anyway.
+            for (int i = 1; i < n; i++) {
+                Entry e = out[i];
+                int j = i - 1;
+                while (j >= 0 && Integer.compareUnsigned(out[j].num, e.num) > 0) {
+                    out[j + 1] = out[j];
+                    j--;
+                }
+                out[j + 1] = e;
+            }
+        }
+        return out;
     }
 
     /** db_rule_add for a real syscall number. conds is indexed by argument (null: none). */
     int add(int nr, int action, Cond[] conds) {
-        Entry e = entries.get(nr);
+        Entry e = get(nr);
         if (e == null) {
-            Entry fresh = generate(nr, action, conds);
-            entries.put(nr, fresh);
+            e = generate(nr, action, conds);
+            int i = nr - base;
+            if (i >= 0 && i < LOW) {
+                low[i] = e;
+            } else {
+                high.put(nr, e);
+            }
+            count++;
             return 0;
+        }
+        if (conds == null && e.chains == null) {
+            return 0; // the first unconditional rule stays (and its priority: no chain nodes either way)
         }
         return add(e, action, conds);
     }

@@ -161,10 +161,21 @@ public final class SeccompCompiler {
         RuleDb[] dbs = new RuleDb[archCount];
         for (int f = 0; f < archCount; f++) {
             tables[f] = archs[f].table();
-            dbs[f] = new RuleDb(archs[f] == Arch.X86_64 || archs[f] == Arch.AARCH64);
+            dbs[f] = new RuleDb(archs[f] == Arch.X86_64 || archs[f] == Arch.AARCH64,
+                    archs[f] == Arch.X32 ? Arch.X32_SYSCALL_BIT : 0);
         }
 
-        // The rules, as runc's matchCall adds them.
+        // runc's -ENOSYS stub looks at every name of every rule on each listed architecture.
+        boolean stub = !isAllowAction(seccomp.defaultAction())
+                && !(seccomp.defaultErrnoRet() != null && seccomp.defaultErrnoRet() == (RET_ERRNO | ENOSYS));
+        boolean[] listedFilter = new boolean[archCount];
+        for (Arch a : listedArchs) {
+            listedFilter[indexOf(archs, archCount, a)] = true;
+        }
+        int[] highestByFilter = new int[archCount];
+
+        // The rules, as runc's matchCall adds them; each name resolved once per architecture.
+        int[] nrs = new int[archCount];
         for (int i = 0; i < syscalls.size(); i++) {
             LinuxSyscall rule = syscalls.get(i);
             int act = action(rule.action(), rule.errnoRet(), null);
@@ -176,7 +187,14 @@ public final class SeccompCompiler {
                     throw new SeccompException("linux.seccomp.syscalls[" + i + "].names[" + j
                             + "]: empty string is not a valid syscall");
                 }
-                if (act == defaultAction || !SyscallTables.known(name)) {
+                for (int f = 0; f < archCount; f++) {
+                    int nr = tables[f].number(name);
+                    nrs[f] = nr;
+                    if (listedFilter[f] && nr > highestByFilter[f] && !(archs[f] == Arch.X86 && MUX.containsKey(name))) {
+                        highestByFilter[f] = nr;
+                    }
+                }
+                if (act == defaultAction || (nrs[0] == SyscallTable.ABSENT && !SyscallTables.known(name))) {
                     continue;
                 }
                 if ((act & 0xffff0000) == RET_ERRNO && (act & 0xffff) >= MAX_ERRNO) {
@@ -185,7 +203,7 @@ public final class SeccompCompiler {
                             + " is out of libseccomp's range (0 to 4094)");
                 }
                 if (args.isEmpty()) {
-                    addRule(i, name, act, null, archs, archCount, tables, dbs);
+                    addRule(i, name, act, null, archs, archCount, nrs, dbs);
                     continue;
                 }
                 RuleDb.Cond[] all = new RuleDb.Cond[6];
@@ -198,44 +216,25 @@ public final class SeccompCompiler {
                     all[cond.arg()] = cond;
                 }
                 if (!repeated) {
-                    addRule(i, name, act, all, archs, archCount, tables, dbs);
+                    addRule(i, name, act, all, archs, archCount, nrs, dbs);
                 } else {
                     for (int c = 0; c < args.size(); c++) {
                         RuleDb.Cond cond = cond(args.get(c));
                         RuleDb.Cond[] one = new RuleDb.Cond[6];
                         one[cond.arg()] = cond;
-                        addRule(i, name, act, one, archs, archCount, tables, dbs);
+                        addRule(i, name, act, one, archs, archCount, nrs, dbs);
                     }
                 }
             }
         }
-
-        // runc's -ENOSYS stub: the highest number per listed architecture.
-        boolean stub = !isAllowAction(seccomp.defaultAction())
-                && !(seccomp.defaultErrnoRet() != null && seccomp.defaultErrnoRet() == (RET_ERRNO | ENOSYS));
+        // The highest number per listed architecture (0: no check for it).
         long[] highest = new long[Arch.values().length];
         Arrays.fill(highest, -1);
         if (stub) {
-            for (Arch a : listedArchs) {
-                if (highest[a.ordinal()] != -1) {
-                    continue;
+            for (int f = 0; f < archCount; f++) {
+                if (listedFilter[f] && highestByFilter[f] > 0) {
+                    highest[archs[f].ordinal()] = highestByFilter[f];
                 }
-                SyscallTable table = a.table();
-                int max = 0;
-                for (int i = 0; i < syscalls.size(); i++) {
-                    List<String> names = names(syscalls.get(i));
-                    for (int j = 0; j < names.size(); j++) {
-                        String name = names.get(j);
-                        if (name == null || (a == Arch.X86 && MUX.containsKey(name))) {
-                            continue;
-                        }
-                        int nr = table.number(name);
-                        if (nr != SyscallTable.ABSENT && nr > max) {
-                            max = nr;
-                        }
-                    }
-                }
-                highest[a.ordinal()] = max == 0 ? -2 : max;
             }
         }
 
@@ -371,9 +370,9 @@ public final class SeccompCompiler {
 
     /** seccomp_rule_add_array over the filter's architectures (db_col_rule_add, arch_filter_rule_add). */
     private static void addRule(int ruleIndex, String name, int act, RuleDb.Cond[] conds, Arch[] archs,
-            int archCount, SyscallTable[] tables, RuleDb[] dbs) {
+            int archCount, int[] nrs, RuleDb[] dbs) {
         for (int f = 0; f < archCount; f++) {
-            int rc = addRule(archs[f], tables[f], dbs[f], name, act, conds);
+            int rc = addRule(archs[f], nrs[f], dbs[f], name, act, conds);
             if (rc < 0) {
                 String why = rc == -RuleDb.EEXIST ? "file exists" : "errno " + -rc;
                 throw new SeccompException("linux.seccomp.syscalls[" + ruleIndex + "]: error adding seccomp rule for"
@@ -383,9 +382,8 @@ public final class SeccompCompiler {
         }
     }
 
-    private static int addRule(Arch arch, SyscallTable table, RuleDb db, String name, int act, RuleDb.Cond[] conds) {
+    private static int addRule(Arch arch, int nr, RuleDb db, String name, int act, RuleDb.Cond[] conds) {
         Integer mux = arch == Arch.X86 ? MUX.get(name) : null;
-        int nr = table.number(name);
         if (mux != null) {
             int call = mux;
             int multiplexer = call > 1000 ? X86_IPC : X86_SOCKETCALL;
@@ -412,10 +410,12 @@ public final class SeccompCompiler {
         final int defaultAction;
         final boolean x86only, x32only;
         long max = -1, x86Max = -1, x32Max = -1;
-        /** Entries by number (both of x86-64's and x32's when both are in the filter). */
-        final HashMap<Integer, RuleDb.Entry> entries;
+        /** Real entries by number, the primary filter's then the other's (x32 numbers are above x86-64's). */
+        final RuleDb.Entry[] firstSorted, secondSorted;
 
         int audit;
+        private final RuleDb firstDb, secondDb;
+
         /** No syscall block loads the number (see the constructor): the section decides the default. */
         final boolean blind;
         /** x32's filter comes before x86-64's in the collection (libseccomp then sorts its syscalls first). */
@@ -434,13 +434,10 @@ public final class SeccompCompiler {
             boolean accReset = !x86Audit || (primary != null && x32 != null);
             RuleDb first = x32First ? x32 : primary, second = x32First ? primary : x32;
             this.blind = accReset && headIsPseudo(first, second);
-            entries = new HashMap<>();
-            if (primary != null) {
-                entries.putAll(primary.entries);
-            }
-            if (x32 != null) {
-                entries.putAll(x32.entries);
-            }
+            this.firstDb = first;
+            this.secondDb = second;
+            firstSorted = first == null ? new RuleDb.Entry[0] : first.sorted();
+            secondSorted = second == null ? new RuleDb.Entry[0] : second.sorted();
         }
 
         private static boolean headIsPseudo(RuleDb first, RuleDb second) {
@@ -450,13 +447,18 @@ public final class SeccompCompiler {
                 if (db == null) {
                     continue;
                 }
-                for (int pass = 0; pass < 2; pass++) {
-                    for (RuleDb.Entry e : (pass == 0 ? db.entries : db.pseudo).values()) {
-                        if (!any || Integer.compareUnsigned(e.priority, best) > 0) {
-                            any = true;
-                            best = e.priority;
-                            pseudo = pass == 1;
-                        }
+                for (RuleDb.Entry e : db.sorted()) {
+                    if (!any || Integer.compareUnsigned(e.priority, best) > 0) {
+                        any = true;
+                        best = e.priority;
+                        pseudo = false;
+                    }
+                }
+                for (RuleDb.Entry e : db.pseudo.values()) {
+                    if (!any || Integer.compareUnsigned(e.priority, best) > 0) {
+                        any = true;
+                        best = e.priority;
+                        pseudo = true;
                     }
                 }
             }
@@ -468,22 +470,34 @@ public final class SeccompCompiler {
          * filter's list, by number, sorted stably by descending priority, the first filter's first).
          */
         ArrayList<RuleDb.Entry> byPriority() {
-            ArrayList<RuleDb.Entry> list = new ArrayList<>(entries.size());
-            RuleDb first = x32First ? x32 : primary, second = x32First ? primary : x32;
-            for (RuleDb db : new RuleDb[] {first, second}) {
-                if (db == null) {
-                    continue;
-                }
-                int start = list.size();
-                for (RuleDb.Entry e : db.entries.values()) {
-                    if (e.num >= 0 && e.valid) {
+            // Only the conditional entries matter (their relative order is that of the full sort).
+            ArrayList<RuleDb.Entry> list = new ArrayList<>();
+            for (RuleDb.Entry[] sorted : new RuleDb.Entry[][] {firstSorted, secondSorted}) {
+                for (RuleDb.Entry e : sorted) {
+                    if (e.num >= 0 && e.valid && e.chains != null) {
                         list.add(e);
                     }
                 }
-                list.subList(start, list.size()).sort((a, b) -> Integer.compare(a.num, b.num));
             }
-            list.sort((a, b) -> Integer.compareUnsigned(b.priority, a.priority));
+            // Stable, by descending priority (unsigned).
+            for (int i = 1; i < list.size(); i++) {
+                RuleDb.Entry e = list.get(i);
+                int j = i - 1;
+                while (j >= 0 && Integer.compareUnsigned(list.get(j).priority, e.priority) < 0) {
+                    list.set(j + 1, list.get(j));
+                    j--;
+                }
+                list.set(j + 1, e);
+            }
             return list;
+        }
+
+        private RuleDb.Entry lookup(int nr) {
+            RuleDb.Entry e = firstDb == null ? null : firstDb.get(nr);
+            if (e == null && secondDb != null) {
+                e = secondDb.get(nr);
+            }
+            return e;
         }
 
         /** Outcome at number nr: a return value (below 2^32) or BLOCK + index of a chain entry. */
@@ -505,29 +519,30 @@ public final class SeccompCompiler {
             if (blind) {
                 return defaultAction & 0xffffffffL;
             }
-            RuleDb.Entry e = nr < 0x80000000L ? entries.get((int) nr) : null;
+            RuleDb.Entry e = nr < 0x80000000L ? lookup((int) nr) : null;
             if (e == null) {
                 return defaultAction & 0xffffffffL;
             }
             if (e.chains == null) {
                 return e.action & 0xffffffffL;
             }
-            int idx = chains.indexOf(e);
-            if (idx < 0) {
-                idx = chains.size();
+            if (e.chainIndex < 0) {
+                e.chainIndex = chains.size();
                 chains.add(e);
             }
-            return BLOCK + idx;
+            return BLOCK + e.chainIndex;
         }
 
         void emit(BpfAssembler asm, Chains code, java.util.IdentityHashMap<RuleDb.Entry, Chains.Blk> roots) {
-            long[] points = new long[entries.size() * 2 + 10];
+            long[] points = new long[(firstSorted.length + secondSorted.length) * 2 + 10];
             int p = 0;
             points[p++] = 0;
-            for (Integer nr : entries.keySet()) {
-                if (nr >= 0) {
-                    points[p++] = nr;
-                    points[p++] = nr + 1L;
+            for (RuleDb.Entry[] sorted : new RuleDb.Entry[][] {firstSorted, secondSorted}) {
+                for (RuleDb.Entry e : sorted) {
+                    if (e.num >= 0) {
+                        points[p++] = e.num;
+                        points[p++] = e.num + 1L;
+                    }
                 }
             }
             points[p++] = BIT30;
@@ -543,7 +558,7 @@ public final class SeccompCompiler {
             if (x32Max >= 0) {
                 points[p++] = x32Max + 1;
             }
-            Arrays.sort(points, 0, p);
+            sort(points, p);
             ArrayList<RuleDb.Entry> chains = new ArrayList<>();
             long[] starts = new long[p];
             long[] outcomes = new long[p];
@@ -563,6 +578,25 @@ public final class SeccompCompiler {
                 outcomes[m++] = o;
             }
             tree(asm, starts, outcomes, 0, m - 1, chains, code, roots);
+        }
+
+        /** Shell sort: Arrays.sort would load DualPivotQuicksort and its lambdas on a cold JVM. */
+        private static void sort(long[] a, int n) {
+            int gap = 1;
+            while (gap < n / 3) {
+                gap = gap * 3 + 1;
+            }
+            for (; gap > 0; gap /= 3) {
+                for (int i = gap; i < n; i++) {
+                    long v = a[i];
+                    int j = i;
+                    while (j >= gap && a[j - gap] > v) {
+                        a[j] = a[j - gap];
+                        j -= gap;
+                    }
+                    a[j] = v;
+                }
+            }
         }
 
         private void tree(BpfAssembler asm, long[] starts, long[] outcomes, int lo, int hi,
@@ -620,21 +654,41 @@ public final class SeccompCompiler {
                 this.id = id;
             }
 
-            String key() {
+            /** What _hsh_add compares: the instructions (targets by identity) and the accumulator states. */
+            Key key() {
                 if (isRet) {
-                    return "r" + retValue;
+                    return new Key(new int[] {1, retValue});
                 }
-                return (loads ? "L" + offset : "") + (ands ? "A" + mask : "") + "J" + op + "," + datum + ","
-                        + jt.id + "," + jf.id + "|" + startOffset + "," + startMask + "|" + endOffset + "," + endMask;
+                return new Key(new int[] {0, loads ? 1 : 0, offset, ands ? 1 : 0, mask, op, datum, jt.id, jf.id,
+                    startOffset, startMask, endOffset, endMask});
             }
         }
 
-        private final HashMap<String, Blk> canonical = new HashMap<>();
-        private final HashMap<RuleDb.Node, HashMap<String, Blk>> memo = new HashMap<>();
+        /** A hash key over ints (no records: their equals/hashCode bootstrap through invokedynamic). */
+        static final class Key {
+            final int[] v;
+
+            Key(int[] v) {
+                this.v = v;
+            }
+
+            @Override
+            public int hashCode() {
+                return Arrays.hashCode(v);
+            }
+
+            @Override
+            public boolean equals(Object o) {
+                return o instanceof Key k && Arrays.equals(v, k.v);
+            }
+        }
+
+        private final HashMap<Key, Blk> canonical = new HashMap<>();
+        private final HashMap<RuleDb.Node, HashMap<Key, Blk>> memo = new HashMap<>();
         private int ids;
 
         private Blk intern(Blk b) {
-            String key = b.key();
+            Key key = b.key();
             Blk known = canonical.get(key);
             if (known != null) {
                 return known;
@@ -664,8 +718,8 @@ public final class SeccompCompiler {
 
         /** _gen_bpf_node and _gen_bpf_chain_lvl_res for node n, the accumulator holding (accOffset, accMask). */
         private Blk level(RuleDb.Node n, Blk cont, int accOffset, int accMask) {
-            String memoKey = cont.id + ":" + accOffset + ":" + accMask;
-            HashMap<String, Blk> byKey = memo.get(n);
+            Key memoKey = new Key(new int[] {cont.id, accOffset, accMask});
+            HashMap<Key, Blk> byKey = memo.get(n);
             if (byKey == null) {
                 byKey = new HashMap<>(4);
                 memo.put(n, byKey);
