@@ -33,9 +33,8 @@ public final class ContainerInit implements SpawnThread.Body {
     private final String newKeyring;
     private final ChildPlacement placement;
     private final CompiledFilter filter;
-    private final ChildStatus.Runtime runtime;
+    private final ProcessSpawn spawn;
     private volatile RootfsBuilder.Prepared prepared;
-    private volatile ChildStatus.Expected expected;
 
     /**
      * @param placement begun by the creating thread ({@link Cgroup#beginPlacement}), which closes it
@@ -55,12 +54,12 @@ public final class ContainerInit implements SpawnThread.Body {
         this.preserveFds = preserveFds;
         this.newKeyring = newKeyring;
         this.filter = filter;
-        this.runtime = filter == null ? null : ChildStatus.Runtime.read();
+        this.spawn = new ProcessSpawn(filter);
     }
 
     /** What the child must show in /proc/PID/status ({@link ChildStatus}); null unless a chain made it. */
     public ChildStatus.Expected expected() {
-        return expected;
+        return spawn.expected();
     }
 
     /** What the rootfs step left for the finisher; valid once the child exists. */
@@ -116,18 +115,7 @@ public final class ContainerInit implements SpawnThread.Body {
             joinSessionKeyring(newKeyring);
         }
         FsContext.umask(setup.request().umask());
-        ProcessLauncher.Gate gate = new ProcessLauncher.Gate(prepared.gatePath(), -1);
-        if (filter == null) {
-            setup.credentials().apply();
-            self.spawning();
-            return ProcessLauncher.spawn(setup.request(), gate, slave);
-        }
-        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, slave, setup.credentials(), filter, runtime)) {
-            PreExecCheck.check(filter, chain.afterLoad());
-            expected = ChildStatus.expected(setup.credentials(), true, runtime);
-            self.spawning();
-            return chain.spawn();
-        }
+        return spawn.spawn(setup, new ProcessLauncher.Gate(prepared.gatePath(), -1), slave, self);
     }
 
     /** A session keyring of its own (runc's default; --no-new-keyring skips it). Kernels without keys are fine. */

@@ -18,10 +18,8 @@ public final class ExecInit implements SpawnThread.Body {
     private final int gateFd;
     private final int consoleSocket;
     private final int preserveFds;
-    private final CompiledFilter filter;
-    private final ChildStatus.Runtime runtime;
+    private final ProcessSpawn spawn;
     private volatile ChildPlacement placement;
-    private volatile ChildStatus.Expected expected;
 
     /** @param filter the container's compiled linux.seccomp, or null (then posix_spawn makes the process) */
     public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds,
@@ -32,13 +30,12 @@ public final class ExecInit implements SpawnThread.Body {
         this.gateFd = gateFd;
         this.consoleSocket = consoleSocket;
         this.preserveFds = preserveFds;
-        this.filter = filter;
-        this.runtime = filter == null ? null : ChildStatus.Runtime.read();
+        this.spawn = new ProcessSpawn(filter);
     }
 
     /** What the child must show in /proc/PID/status; null unless a {@link ChainSpawn} made it. */
     public ChildStatus.Expected expected() {
-        return expected;
+        return spawn.expected();
     }
 
     public ChildPlacement placement() {
@@ -59,17 +56,6 @@ public final class ExecInit implements SpawnThread.Body {
             slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);
         }
         FsContext.umask(setup.request().umask());
-        ProcessLauncher.Gate gate = new ProcessLauncher.Gate(null, gateFd);
-        if (filter == null) {
-            setup.credentials().apply();
-            self.spawning();
-            return ProcessLauncher.spawn(setup.request(), gate, slave);
-        }
-        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, slave, setup.credentials(), filter, runtime)) {
-            PreExecCheck.check(filter, chain.afterLoad());
-            expected = ChildStatus.expected(setup.credentials(), true, runtime);
-            self.spawning();
-            return chain.spawn();
-        }
+        return spawn.spawn(setup, new ProcessLauncher.Gate(null, gateFd), slave, self);
     }
 }
