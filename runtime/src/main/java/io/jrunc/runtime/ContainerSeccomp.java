@@ -38,6 +38,11 @@ final class ContainerSeccomp {
                 throw new SeccompException("linux.seccomp.flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs"
                         + " Linux 5.19 or later");
             }
+            if ((filter.flags() & CompiledFilter.FLAG_WAIT_KILLABLE_RECV) != 0 && !filter.usesNotify()) {
+                // the kernel refuses the flag without a listener (kernel/seccomp.c): the chain would not see it
+                throw new SeccompException("linux.seccomp.flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs an"
+                        + " SCMP_ACT_NOTIFY rule");
+            }
             return filter;
         } catch (SeccompException e) {
             throw new ContainerException(e.getMessage(), e);

@@ -126,6 +126,25 @@ class SeccompTest {
         assertEquals(List.of(), sb.leftovers());
     }
 
+    /** LOG and SPEC_ALLOW are passed to seccomp(2), TSYNC accepted; WAIT_KILLABLE_RECV without a listener refused. */
+    @Test
+    void filterFlags(Sandbox sb) {
+        ObjectNode p = profile("SCMP_ACT_ALLOW");
+        rule(p, "SCMP_ACT_ERRNO", "mkdir", "mkdirat");
+        p.putArray("flags").add("SECCOMP_FILTER_FLAG_LOG").add("SECCOMP_FILTER_FLAG_SPEC_ALLOW")
+                .add("SECCOMP_FILTER_FLAG_TSYNC");
+        Bundle b = sb.bundle().seccomp(p).sh("grep -E '^Seccomp:' /proc/self/status | sed 's/^/status /'");
+        Result r = sb.jrunc().in(b.dir(), "run", sb.id("flags")).ok();
+        assertEquals("2", new Facts(r.stdout()).status().get("Seccomp"), r.describe("filtered"));
+
+        p.putArray("flags").add("SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV");
+        b.seccomp(p);
+        r = sb.jrunc().in(b.dir(), "run", sb.id("killable")).exit(1);
+        assertTrue(r.stderr().contains("linux.seccomp.flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs an"
+                + " SCMP_ACT_NOTIFY rule"), r.describe("refused by name"));
+        assertEquals(List.of(), sb.leftovers());
+    }
+
     @Test
     void anInvalidProfileGetsOneErrorLineNamingTheField(Sandbox sb) {
         ObjectNode p = profile("SCMP_ACT_ALLOW");
@@ -173,6 +192,8 @@ class SeccompTest {
         ObjectNode p = profile("SCMP_ACT_ALLOW");
         p.put("listenerPath", socket.toString());
         p.put("listenerMetadata", "test-metadata");
+        // a killable wait for the agent's answer (Linux 5.19): the flag needs the listener
+        p.putArray("flags").add("SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV");
         rule(p, "SCMP_ACT_NOTIFY", "mkdir", "mkdirat");
         Bundle b = sb.bundle().seccomp(p).sh("mkdir /tmp/n; echo \"mkdir $?\" > /result");
         String id = sb.id("notify");
