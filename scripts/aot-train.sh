@@ -20,6 +20,12 @@ sed -i -e 's/"terminal": true/"terminal": false/' \
   -e '/"args": \[/,/\]/{/"args": \[/!d;s|\[.*|["sleep", "60"],|}' "$work/long/config.json"
 grep -q '"args": \["sleep", "60"\]' "$work/long/config.json" && grep -q '"args": \["true"\]' "$work/short/config.json" ||
   { echo "aot-train: cannot edit config.json" >&2; exit 1; }
+# The long bundle again with podman's default seccomp profile: the compiler and the chain that loads it
+# (docs/seccomp.md) are on every podman, containerd and Docker create's path.
+mkdir -p "$work/seccomp"
+cp -a "$work/long/rootfs" "$work/seccomp/rootfs"
+"$(dirname "$0")/with-seccomp.sh" "$work/long/config.json" "$(dirname "$0")/../seccomp/src/test/resources/profiles/podman-default.json" \
+  >"$work/seccomp/config.json"
 
 # train KIND ARGS...: AotTraining KIND under -XX:AOTCacheOutput=LIB/jrunc-KIND.aot
 train() {
@@ -32,7 +38,7 @@ train() {
     rm -f "$lib/jrunc-$kind.aot"
   fi
 }
-train create "$work/long" "$work/short" "$work/root"
+train create "$work/long" "$work/short" "$work/seccomp" "$work/root"
 # The control commands' containers come from a JVM of their own, so that creating is not trained here.
 root=$work/root-control
 for id in control-a control-b; do
@@ -46,4 +52,4 @@ for id in control-a control-b control-c; do
   # shellcheck disable=SC2086
   $java $flags -cp "$lib/jrunc.jar" io.jrunc.cli.Main --root "$root" delete --force "$id" >/dev/null 2>&1 || true
 done
-rm -rf "$work/long" "$work/short"
+rm -rf "$work/long" "$work/short" "$work/seccomp"

@@ -7,7 +7,10 @@
 #   (b) create + start + wait for the process to exit + delete, each step timed; the wait polls
 #       /proc/PID/stat (from --pid-file) until the process is a zombie or gone, the same for all three
 #       (N runs per runtime);
-#   (c) VmRSS, RssAnon and RssFile of a created, not yet started container's process (MEM_N runs).
+#   (c) VmRSS, RssAnon and RssFile of a created, not yet started container's process (MEM_N runs);
+#   (d) create alone, of the bundle as it is and of the same bundle with podman's default seccomp
+#       profile (as podman sends it), in interleaved pairs (max(N, 21) pairs per runtime), each followed
+#       by an untimed delete --force; the row "seccomp's cost" is the median of the pairs' differences.
 # crun 1.8.1 refuses a hybrid cgroup host (cgroup2 at /sys/fs/cgroup/unified with a controller), even
 # with --cgroup-manager=disabled: its check comes before the manager is chosen. On such a host crun runs
 # in a private mount namespace without that mount, where it sees a cgroup v1 host and uses the same v1
@@ -52,6 +55,12 @@ runc spec --bundle "$bundle"
 sed -i -e 's/"terminal": true/"terminal": false/' \
   -e '/"args": \[/,/\]/{/"args": \[/!d;s|\[.*|["true"],|}' "$bundle/config.json"
 grep -q '"args": \["true"\]' "$bundle/config.json" || { echo "bench: cannot edit config.json" >&2; exit 1; }
+# (d)'s second bundle: the same rootfs, podman's default profile added.
+seccomp_bundle=$work/bundle-seccomp
+mkdir -p "$seccomp_bundle"
+ln -s "$bundle/rootfs" "$seccomp_bundle/rootfs"
+"$(dirname "$0")/with-seccomp.sh" "$bundle/config.json" \
+  "$(dirname "$0")/../seccomp/src/test/resources/profiles/podman-default.json" >"$seccomp_bundle/config.json"
 
 # rt_cmd RUNTIME ARGS...: the runtime with its prefix and root, output to WORK/out (kept on failure).
 rt_cmd() {
@@ -141,6 +150,20 @@ bench_memory() {  # (c)
   rt_cmd "$rt" delete --force "$id"
 }
 
+bench_seccomp() {  # (d)
+  local rt=$1 id=$2 t0 t1 t2 t3
+  t0=${EPOCHREALTIME/./}
+  rt_cmd "$rt" create --bundle "$bundle" "$id-p" || { failed "$rt" "$id-p"; return 0; }
+  t1=${EPOCHREALTIME/./}
+  rt_cmd "$rt" delete --force "$id-p" || { failed "$rt" "$id-p"; return 0; }
+  t2=${EPOCHREALTIME/./}
+  rt_cmd "$rt" create --bundle "$seccomp_bundle" "$id-s" || { failed "$rt" "$id-s"; return 0; }
+  t3=${EPOCHREALTIME/./}
+  rt_cmd "$rt" delete --force "$id-s" || { failed "$rt" "$id-s"; return 0; }
+  sample plaincreate "$rt" $((t1 - t0)); sample seccompcreate "$rt" $((t3 - t2))
+  sample seccompcost "$rt" $(((t3 - t2) - (t1 - t0)))
+}
+
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load_before=$(load)
 echo "warm-up round..."
@@ -157,6 +180,11 @@ done
 echo "(c) memory of a created container: $mem_n rounds..."
 for i in $(seq "$mem_n"); do
   for rt in "${runtimes[@]}"; do bench_memory "$rt" "$tag-c-$rt-$i"; done
+done
+pairs=$(( n > 21 ? n : 21 ))
+echo "(d) create without and with podman's seccomp profile: $pairs pairs of ${runtimes[*]}..."
+for i in $(seq "$pairs"); do
+  for rt in "${runtimes[@]}"; do bench_seccomp "$rt" "$tag-d-$rt-$i"; done
 done
 load_after=$(load)
 
@@ -206,6 +234,9 @@ row "    create" create ms
 row "    start" start ms
 row "    wait for exit" wait ms
 row "    delete" delete ms
+row "(d) create" plaincreate ms
+row "    with seccomp" seccompcreate ms
+row "    seccomp's cost" seccompcost ms
 echo "kB (median, min)"
 row "(c) VmRSS created" VmRSS kB
 row "    RssAnon" RssAnon kB

@@ -17,7 +17,7 @@ import java.util.List;
  *       in another JVM, so that none of the creating code lands in this cache.
  * </ul>
  *
- * <p>Not a command: the launcher never runs it. Usage: {@code AotTraining create BUNDLE SHORT_BUNDLE ROOT} or
+ * <p>Not a command: the launcher never runs it. Usage: {@code AotTraining create BUNDLE SHORT_BUNDLE SECCOMP_BUNDLE ROOT} or
  * {@code AotTraining control ROOT ID_CREATED ID_CREATED_2 ID_SHORT}, where the containers are created
  * (not started); the processes of BUNDLE and ID_CREATED, ID_CREATED_2 run until killed, those of
  * SHORT_BUNDLE and ID_SHORT end by themselves.
@@ -30,7 +30,7 @@ public final class AotTraining {
 
     public static void main(String[] args) throws Exception {
         List<Step> steps = switch (args[0]) {
-            case "create" -> create(args[1], args[2], args[3]);
+            case "create" -> create(args[1], args[2], args[3], args[4]);
             case "control" -> control(args[1], args[2], args[3], args[4]);
             default -> throw new IllegalArgumentException("AotTraining create|control ...");
         };
@@ -46,7 +46,8 @@ public final class AotTraining {
         System.exit(failures == 0 ? 0 : 1);
     }
 
-    private static List<Step> create(String bundle, String shortBundle, String root) throws Exception {
+    private static List<Step> create(String bundle, String shortBundle, String seccompBundle, String root)
+            throws Exception {
         String id = "aot-training-" + ProcessHandle.current().pid();
         Path pidFile = Path.of(root, id + ".pid");
         Files.createDirectories(Path.of(root));
@@ -59,6 +60,10 @@ public final class AotTraining {
                 new Step(0, "--root", root, "--log-format", "json", "run", "--detach", "--bundle", bundle, id + "-d"),
                 new Step(0, "--root", root, "delete", "--force", id + "-d"),
                 new Step(1, "--root", root, "create", "--bundle", bundle + "/nope", id + "-bad"),
+                // podman's default seccomp profile, as podman, containerd and Docker send one
+                new Step(0, "--root", root, "create", "--bundle", seccompBundle, id + "-sc"),
+                new Step(0, "--root", root, "exec", id + "-sc", "true"),
+                new Step(0, "--root", root, "delete", "--force", id + "-sc"),
                 // the foreground run most callers and the bench use, of a process that ends by itself
                 new Step(0, "--root", root, "run", "--bundle", shortBundle, id + "-fg"));
     }
