@@ -168,12 +168,19 @@ class BuildahTest {
         assertEquals(name + "\n", r.out(), r.describe());
     }
 
-    /** `buildah run` through jrunc; stderr is merged into stdout inside the container. */
+    /**
+     * `buildah run` through jrunc. The container's stderr is merged into its stdout, so buildah's stderr,
+     * which also carries whatever jrunc writes to its own stdio (the container's, while it creates it),
+     * holds only buildah's line for a non-zero exit status.
+     */
     private Command.Result run(String container, String script) {
         List<String> c = buildah("run");
         c.addAll(runFlags);
         c.addAll(List.of(container, "--", "sh", "-c", "exec 2>&1; " + script));
-        return cmd.run(c);
+        Command.Result r = cmd.run(c);
+        assertEquals(r.exitCode() == 0 ? "" : "Error: while running runtime: exit status " + r.exitCode() + "\n",
+                r.err(), r.describe());
+        return r;
     }
 
     /** Container ids with state under jrunc's root. */
