@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.jrunc.seccomp.Arch;
 import io.jrunc.seccomp.Instruction;
 import io.jrunc.seccomp.Program;
 import io.jrunc.spec.LinuxSeccomp;
@@ -55,6 +56,19 @@ import java.util.Map;
  *       condition. Any failure refuses the profile.
  *   <li>{@code seccomp_export_bpf}.
  * </ol>
+ *
+ * <p>Another native architecture ({@link #build(LinuxSeccomp, Arch)}: runc on an aarch64 or arm host, from
+ * this x86-64 one). libseccomp depends on its compiled-in native architecture in two places only:
+ * seccomp_init puts it in the filter, and arch_syscall_translate (arch.c) reads every rule's number in
+ * the native numbering, whatever the filter holds, and carries it to each filter's architecture by name
+ * (native number to name, then the name on that architecture, real or pseudo). So: seccomp_init, then
+ * {@code seccomp_arch_remove(SCMP_ARCH_NATIVE)} and {@code seccomp_arch_add(target)} (the target first,
+ * as seccomp_init would have put it), then the listed ones; matchCall's lookup (libseccomp-golang's
+ * GetSyscallFromName, seccomp_syscall_resolve_name on the host) is {@code seccomp_syscall_resolve_name_arch
+ * (target, name)}, and the number handed to seccomp_rule_add_array is the name's x86-64 number (real or
+ * pseudo), which libseccomp translates back to the target's own, exactly the number runc on the target
+ * would pass untranslated. That holds because x86-64's table maps every name libseccomp knows to a number
+ * that maps back to that name ({@link #x8664RoundTripFailures}, checked by the test).
  */
 public final class Libseccomp {
     private Libseccomp() {}
@@ -112,6 +126,8 @@ public final class Libseccomp {
     private static final MethodHandle RELEASE = lib("seccomp_release", FunctionDescriptor.ofVoid(ADDRESS));
     private static final MethodHandle ARCH_ADD =
             lib("seccomp_arch_add", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle ARCH_REMOVE =
+            lib("seccomp_arch_remove", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle ATTR_SET =
             lib("seccomp_attr_set", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     private static final MethodHandle API_GET = lib("seccomp_api_get", FunctionDescriptor.of(JAVA_INT));
@@ -159,14 +175,24 @@ public final class Libseccomp {
         }
     }
 
-    /** The filter runc 1.1.5 builds from the profile, as a program. */
+    /** The filter runc 1.1.5 builds from the profile on this (x86-64) host, as a program. */
     public static Result build(LinuxSeccomp profile) {
-        return build(profile, false).result;
+        return build(profile, Arch.X86_64);
+    }
+
+    /** The filter runc 1.1.5 builds from the profile on a host whose native architecture is {@code host}. */
+    public static Result build(LinuxSeccomp profile, Arch host) {
+        return build(profile, host, false).result;
     }
 
     /** seccomp_export_pfc of the filter runc 1.1.5 builds, or why it refuses the profile. */
     public static String pfc(LinuxSeccomp profile) {
-        Built built = build(profile, true);
+        return pfc(profile, Arch.X86_64);
+    }
+
+    /** seccomp_export_pfc of the filter runc 1.1.5 builds on a {@code host} host, or why it refuses the profile. */
+    public static String pfc(LinuxSeccomp profile, Arch host) {
+        Built built = build(profile, host, true);
         return built.result.refused() ? "refused: " + built.result.refusal : built.pfc;
     }
 
@@ -195,7 +221,10 @@ public final class Libseccomp {
         };
     }
 
-    private static Built build(LinuxSeccomp profile, boolean withPfc) {
+    private static Built build(LinuxSeccomp profile, Arch host, boolean withPfc) {
+        if (host != Arch.X86_64 && !"amd64".equals(System.getProperty("os.arch"))) {
+            throw new IllegalStateException("the oracle emulates other hosts from an x86-64 one only");
+        }
         // specconv.SetupSeccomp
         if (profile.defaultAction() == null && list(profile.syscalls()).isEmpty()) {
             return refuse("no filter: runc disables seccomp without a default action and syscalls");
@@ -252,6 +281,15 @@ public final class Libseccomp {
             }
             try {
                 int unusedTsync = (int) ATTR_SET.invokeExact(ctx, FLTATR_CTL_TSYNC, 1);
+                if (host != Arch.X86_64) {
+                    int rc = (int) ARCH_REMOVE.invokeExact(ctx, 0);
+                    if (rc == 0) {
+                        rc = (int) ARCH_ADD.invokeExact(ctx, (int) ARCHES.get(host.specName()));
+                    }
+                    if (rc != 0) {
+                        throw new IllegalStateException("cannot make " + host + " the filter's native arch: " + rc);
+                    }
+                }
                 for (String arch : list(profile.architectures())) {
                     int rc = (int) ARCH_ADD.invokeExact(ctx, (int) ARCHES.get(arch));
                     if (rc != 0 && rc != -EEXIST) {
@@ -271,7 +309,7 @@ public final class Libseccomp {
                 for (int i = 0; i < list(profile.syscalls()).size(); i++) {
                     LinuxSyscall call = list(profile.syscalls()).get(i);
                     for (String name : list(call.names())) {
-                        String why = matchCall(arena, ctx, name, call, defaultAction);
+                        String why = matchCall(arena, ctx, host, name, call, defaultAction);
                         if (why != null) {
                             return refuse("syscalls[" + i + "] " + name + ": " + why);
                         }
@@ -291,7 +329,7 @@ public final class Libseccomp {
     }
 
     /** runc's matchCall for one name: null when added or skipped, else why the profile is refused. */
-    private static String matchCall(Arena arena, MemorySegment ctx, String name, LinuxSyscall call,
+    private static String matchCall(Arena arena, MemorySegment ctx, Arch host, String name, LinuxSyscall call,
             int defaultAction) throws Throwable {
         if (name == null || name.isEmpty()) {
             return "empty string is not a valid syscall";
@@ -300,9 +338,12 @@ public final class Libseccomp {
         if (action == defaultAction) {
             return null; // redundant, silently skipped
         }
-        int nr = resolveName(name);
+        int nr = host == Arch.X86_64 ? resolveName(name) : resolveName(host.specName(), name);
         if (nr == NR_SCMP_ERROR) {
             return null; // unknown to libseccomp: runc ignores it
+        }
+        if (host != Arch.X86_64) {
+            nr = resolveName("SCMP_ARCH_X86_64", name); // translated back to host's nr by libseccomp
         }
         List<LinuxSeccompArg> args = list(call.args());
         for (LinuxSeccompArg arg : args) {
@@ -354,6 +395,32 @@ public final class Libseccomp {
         } catch (Throwable e) {
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * The names for which x86-64's number does not lead back to the name (seccomp_syscall_resolve_num_arch
+     * of seccomp_syscall_resolve_name_arch), out of {@code names}: where emulating another host through
+     * x86-64's numbering would add the rule to another syscall. Empty in 2.5.4.
+     */
+    public static List<String> x8664RoundTripFailures(Iterable<String> names) {
+        List<String> out = new ArrayList<>();
+        int token = ARCHES.get("SCMP_ARCH_X86_64");
+        try {
+            for (String name : names) {
+                int nr = resolveName("SCMP_ARCH_X86_64", name);
+                MemorySegment back = (MemorySegment) RESOLVE_NUM_ARCH.invokeExact(token, nr);
+                String backName = back.equals(MemorySegment.NULL) ? null : back.reinterpret(256).getString(0);
+                if (!back.equals(MemorySegment.NULL)) {
+                    FREE.invokeExact(back);
+                }
+                if (!name.equals(backName)) {
+                    out.add(name + " -> " + nr + " -> " + backName);
+                }
+            }
+        } catch (Throwable e) {
+            throw new AssertionError(e);
+        }
+        return out;
     }
 
     /** The names libseccomp has for numbers {@code from} to {@code to} on the architecture (no pseudo-syscalls). */

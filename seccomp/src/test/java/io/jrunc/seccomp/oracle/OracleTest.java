@@ -12,6 +12,7 @@ import io.jrunc.seccomp.Program;
 import io.jrunc.seccomp.SeccompCompiler;
 import io.jrunc.seccomp.SeccompData;
 import io.jrunc.seccomp.SeccompException;
+import io.jrunc.seccomp.profiles.DockerProfile;
 import io.jrunc.spec.Json;
 import io.jrunc.spec.LinuxSeccomp;
 import io.jrunc.spec.LinuxSeccompArg;
@@ -42,6 +43,15 @@ import org.junit.jupiter.api.Test;
  * seccomp_data for a 32-bit task). Where libseccomp refuses the profile (runc would fail to
  * start the container), the compiler must throw SeccompException, and the other way round.
  *
+ * <p>The other native architectures jrunc claims, AArch64 and ARM, are checked from this x86-64 host
+ * ({@code compile(profile, Arch.AARCH64)} or {@code Arch.ARM} against the filter runc on such a host builds:
+ * {@link Libseccomp#build(LinuxSeccomp, Arch)} swaps the native architecture out and lets libseccomp's
+ * name-based translation of rule numbers stand in for the host's numbering): the fixtures (with moby's
+ * profile as docker converts it on arm64 and arm) and random profiles whose architectures are drawn from
+ * AArch64 and ARM and names from their tables, x86-64's alone and ARM's private calls. There every number
+ * of AArch64 and ARM (and of any other listed architecture) is tried, ARM's from 0x0f0000 too, and ARM's
+ * arguments have their high halves 0.
+ *
  * <p>The random profiles come from a fixed seed ({@code -Doracle.seed=N} to change it,
  * {@code -Doracle.profiles=N} for how many, 0 to skip them); a failure prints a summary of the differing
  * decisions by kind, then for the first few profiles the seed, the profile's index and JSON, the first
@@ -58,7 +68,7 @@ class OracleTest {
     private static final int ONLY = Integer.getInteger("oracle.only", -1);
 
     private static final int AUDIT_X86_64 = Arch.X86_64.auditArch(), AUDIT_X86 = Arch.X86.auditArch(),
-            AUDIT_AARCH64 = Arch.AARCH64.auditArch();
+            AUDIT_AARCH64 = Arch.AARCH64.auditArch(), AUDIT_ARM = Arch.ARM.auditArch();
     private static final int X32_BIT = 0x40000000;
     private static final int X86_SOCKETCALL = 102, X86_IPC = 117;
 
@@ -72,20 +82,42 @@ class OracleTest {
     private static final Map<String, Integer> X86_64_NAMES = table("SCMP_ARCH_X86_64", 0);
     private static final Map<String, Integer> X86_NAMES = table("SCMP_ARCH_X86", 0);
     private static final Map<String, Integer> X32_NAMES = table("SCMP_ARCH_X32", X32_BIT);
+    private static final Map<String, Integer> AARCH64_NAMES = table("SCMP_ARCH_AARCH64", 0);
+    /** ARM's, with its private calls (__ARM_NR_BASE 0x0f0000: breakpoint, cacheflush, usr26, usr32, set_tls). */
+    private static final int ARM_PRIVATE = 0x0f0000;
+    private static final Map<String, Integer> ARM_NAMES = table("SCMP_ARCH_ARM", 0, ARM_PRIVATE);
 
-    private static Map<String, Integer> table(String arch, int base) {
+    private static Map<String, Integer> table(String arch, int... bases) {
         Map<String, Integer> names = new LinkedHashMap<>();
-        for (int nr = base; nr < base + 1024; nr++) {
-            List<String> one = Libseccomp.names(arch, nr, nr);
-            if (!one.isEmpty()) {
-                names.putIfAbsent(one.getFirst(), nr);
+        for (int base : bases) {
+            for (int nr = base; nr < base + 1024; nr++) {
+                List<String> one = Libseccomp.names(arch, nr, nr);
+                if (!one.isEmpty()) {
+                    names.putIfAbsent(one.getFirst(), nr);
+                }
             }
         }
         return names;
     }
 
+    /** libseccomp's table for an architecture of the filter (x32's numbers with bit 30). */
+    private static Map<String, Integer> names(Arch arch) {
+        return switch (arch) {
+            case X86_64 -> X86_64_NAMES;
+            case X86 -> X86_NAMES;
+            case X32 -> X32_NAMES;
+            case AARCH64 -> AARCH64_NAMES;
+            case ARM -> ARM_NAMES;
+        };
+    }
+
     private static int highest(Map<String, Integer> table) {
         return table.values().stream().mapToInt(Integer::intValue).max().orElseThrow();
+    }
+
+    /** The highest number below {@code limit} (ARM's table without its private calls). */
+    private static int highestBelow(Map<String, Integer> table, int limit) {
+        return table.values().stream().mapToInt(Integer::intValue).filter(n -> n < limit).max().orElseThrow();
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -119,9 +151,29 @@ class OracleTest {
                 rule("SCMP_ACT_ALLOW", null, List.of(), "read"));
     }
 
+    /** AArch64 listed: open is a pseudo syscall there, so it adds nothing on aarch64 but open(5) on arm. */
+    static LinuxSeccomp smallAarch64() {
+        return profile("SCMP_ACT_ERRNO", null, List.of("SCMP_ARCH_AARCH64"),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "read", "write", "open"),
+                rule("SCMP_ACT_ERRNO", 13, List.of(arg(2, "SCMP_CMP_MASKED_EQ", 3, 1L)), "openat"));
+    }
+
+    /** ARM listed: a private call (cacheflush, 0xf0002) raises the stub's maximum; socket is direct (281). */
+    static LinuxSeccomp smallArm() {
+        return profile("SCMP_ACT_KILL_PROCESS", null, List.of("SCMP_ARCH_ARM"),
+                rule("SCMP_ACT_ALLOW", null, List.of(), "read", "cacheflush"),
+                rule("SCMP_ACT_ERRNO", null, List.of(arg(0, "SCMP_CMP_EQ", 2, null)), "socket"),
+                rule("SCMP_ACT_ERRNO", 2, List.of(), "open"));
+    }
+
     /** runc's whole decision for a profile, from libseccomp and the stub alone. */
     private static int runc(LinuxSeccomp profile, SeccompData data) {
-        Libseccomp.Result result = Libseccomp.build(profile);
+        return runc(profile, Arch.X86_64, data);
+    }
+
+    /** runc's whole decision for a profile on a {@code host} host. */
+    private static int runc(LinuxSeccomp profile, Arch host, SeccompData data) {
+        Libseccomp.Result result = Libseccomp.build(profile, host);
         assertTrue(!result.refused(), result.refusal());
         return new RuncEnosysStub(profile).decide(data, new TestBpfInterpreter(result.program()).run(data));
     }
@@ -173,6 +225,51 @@ class OracleTest {
     }
 
     @Test
+    void harnessOnOtherHosts() {
+        assertEquals(List.of(), Libseccomp.x8664RoundTripFailures(allNames()), "x86-64's numbering cannot carry them");
+        LinuxSeccomp a = smallAarch64();
+        Arch aarch64 = Arch.AARCH64, arm = Arch.ARM;
+        assertEquals(ALLOW, runc(a, aarch64, SeccompData.of(aarch64, 63)));
+        assertEquals(ALLOW, runc(a, aarch64, SeccompData.of(aarch64, 64)));
+        assertEquals(errno(13), runc(a, aarch64, SeccompData.of(aarch64, 56, 0, 0, 1)));
+        assertEquals(errno(1), runc(a, aarch64, SeccompData.of(aarch64, 56, 0, 0, 2)));
+        assertEquals(errno(1), runc(a, aarch64, SeccompData.of(aarch64, 57)), "close gets the default");
+        assertEquals(ENOSYS, runc(a, aarch64, SeccompData.of(aarch64, 65)), "above write (64): -ENOSYS");
+        assertEquals(KILL_THREAD, runc(a, aarch64, SeccompData.of(arm, 3)), "arm is not in the filter");
+        assertEquals(KILL_THREAD, runc(a, aarch64, SeccompData.of(Arch.X86_64, 0)), "nor is x86-64");
+        // The same profile on an arm host: arm is native (no stub, not listed), open is arm's 5.
+        assertEquals(ALLOW, runc(a, arm, SeccompData.of(arm, 3)));
+        assertEquals(ALLOW, runc(a, arm, SeccompData.of(arm, 5)));
+        assertEquals(errno(1), runc(a, arm, SeccompData.of(arm, 1000)));
+        assertEquals(ENOSYS, runc(a, arm, SeccompData.of(aarch64, 65)));
+        assertEquals(ALLOW, runc(a, arm, SeccompData.of(aarch64, 63)));
+
+        LinuxSeccomp b = smallArm();
+        assertEquals(ALLOW, runc(b, aarch64, SeccompData.of(aarch64, 63)));
+        assertEquals(errno(1), runc(b, aarch64, SeccompData.of(aarch64, 198, 2)));
+        assertEquals(KILL_PROCESS, runc(b, aarch64, SeccompData.of(aarch64, 198, 3)));
+        assertEquals(KILL_PROCESS, runc(b, aarch64, SeccompData.of(aarch64, 1000)), "aarch64 not listed: no stub");
+        assertEquals(ALLOW, runc(b, aarch64, SeccompData.of(arm, 3)));
+        assertEquals(ALLOW, runc(b, aarch64, SeccompData.of(arm, 0xf0002)), "cacheflush, pseudo on aarch64");
+        assertEquals(ENOSYS, runc(b, aarch64, SeccompData.of(arm, 0xf0003)));
+        assertEquals(KILL_PROCESS, runc(b, aarch64, SeccompData.of(arm, 1000)), "below cacheflush: the filter");
+        assertEquals(errno(2), runc(b, aarch64, SeccompData.of(arm, 5)), "open, pseudo on aarch64");
+        assertEquals(errno(1), runc(b, aarch64, SeccompData.of(arm, 281, 2)));
+        assertEquals(KILL_THREAD, runc(b, aarch64, SeccompData.of(Arch.X86_64, 0)));
+        String pfc = Libseccomp.pfc(b, aarch64);
+        assertTrue(pfc.contains("aarch64") && pfc.contains("arm") && !pfc.contains("x86"), pfc);
+    }
+
+    /** Every name libseccomp's tables of the five architectures have. */
+    private static Set<String> allNames() {
+        Set<String> all = new TreeSet<>();
+        for (Arch arch : Arch.values()) {
+            all.addAll(names(arch).keySet());
+        }
+        return all;
+    }
+
+    @Test
     void harnessOnTheStubsSkipsAndRefusals() {
         LinuxSeccomp allow = profile("SCMP_ACT_ALLOW", null, List.of("SCMP_ARCH_X86_64"),
                 rule("SCMP_ACT_ERRNO", null, List.of(), "read"), rule("SCMP_ACT_ERRNO", null, List.of(), "write"));
@@ -219,9 +316,9 @@ class OracleTest {
 
     private record Ours(CompiledFilter filter, SeccompException refusal, boolean missing) {}
 
-    private static Ours compileOurs(LinuxSeccomp profile) {
+    private static Ours compileOurs(LinuxSeccomp profile, Arch host) {
         try {
-            return new Ours(SeccompCompiler.compile(profile, Arch.X86_64), null, false);
+            return new Ours(SeccompCompiler.compile(profile, host), null, false);
         } catch (SeccompException e) {
             return new Ours(null, e, false);
         } catch (UnsupportedOperationException e) {
@@ -237,7 +334,8 @@ class OracleTest {
     /** What a mismatched decision was about: which range of numbers, with arguments or not, who decided. */
     private static String kindOfDecision(SeccompData data, boolean stub, int expected, int actual) {
         String arch = data.arch() == AUDIT_X86_64 ? ((data.nr() & X32_BIT) != 0 ? "x32" : "x86_64")
-                : data.arch() == AUDIT_X86 ? "x86" : "other arch";
+                : data.arch() == AUDIT_X86 ? "x86" : data.arch() == AUDIT_AARCH64 ? "aarch64"
+                : data.arch() == AUDIT_ARM ? "arm" : "other arch";
         boolean args = false;
         for (long a : data.args()) {
             args |= a != 0;
@@ -260,12 +358,18 @@ class OracleTest {
         };
     }
 
-    /** Compares one profile; true when the compiler was there to compare with. */
+    /** Compares one profile on this (x86-64) host; true when the compiler was there to compare with. */
     private static boolean compare(String label, LinuxSeccomp profile, Tally tally) {
+        return compare(label, profile, Arch.X86_64, tally);
+    }
+
+    /** Compares one profile as runc on a {@code host} host builds it; true when the compiler was there. */
+    private static boolean compare(String label, LinuxSeccomp profile, Arch host, Tally tally) {
         tally.profiles++;
-        Libseccomp.Result runc = Libseccomp.build(profile);
-        Ours ours = compileOurs(profile);
-        String where = label + "\nprofile: " + Json.write(profile);
+        Libseccomp.Result runc = Libseccomp.build(profile, host);
+        Ours ours = compileOurs(profile, host);
+        String where = label + (host == Arch.X86_64 ? "" : " (native " + host + ")") + "\nprofile: "
+                + Json.write(profile);
         if (runc.refused()) {
             tally.refusedByRunc++;
             tally.refusals.merge(kindOfRefusal(runc.refusal()), 1, Integer::sum);
@@ -297,11 +401,11 @@ class OracleTest {
         }
         String first = null;
         int mismatched = 0;
-        Set<Long> sharedArgument = sharedArgument(profile);
+        Set<Long> sharedArgument = sharedArgument(profile, host);
         boolean archBug = comparesArchWithNumbers(runc.program());
         tally.archCompared += archBug ? 1 : 0;
         String bugLabel = archBug ? "[libseccomp's program compares seccomp_data.arch with syscall numbers] " : "";
-        for (SeccompData data : samples(profile)) {
+        for (SeccompData data : samples(profile, host)) {
             ByteBuffer image = TestBpfInterpreter.image(data);
             int libseccomp = theirs.run(image);
             int evaluated = theirsEvaluated.evaluate(data);
@@ -343,7 +447,7 @@ class OracleTest {
         if (mismatched > 0) {
             tally.mismatchedDecisions += mismatched;
             tally.profileMismatch(where + "\n" + bugLabel + mismatched + " decisions differ, the first: " + first + "\nstub: "
-                    + stub + "\nlibseccomp's filter:\n" + Libseccomp.pfc(profile));
+                    + stub + "\nlibseccomp's filter:\n" + Libseccomp.pfc(profile, host));
         }
         return mine != null;
     }
@@ -357,7 +461,7 @@ class OracleTest {
      * index: where libseccomp 2.5.4 merges the rules into one tree per argument and a failed comparison can
      * skip its siblings, so the result is not the OR of the rules.
      */
-    private static Set<Long> sharedArgument(LinuxSeccomp profile) {
+    private static Set<Long> sharedArgument(LinuxSeccomp profile, Arch host) {
         Map<String, int[]> perName = new LinkedHashMap<>();
         for (LinuxSyscall call : Libseccomp.list(profile.syscalls())) {
             for (String name : Libseccomp.list(call.names())) {
@@ -371,15 +475,11 @@ class OracleTest {
         Set<Long> out = new java.util.HashSet<>();
         perName.forEach((name, counts) -> {
             if (java.util.Arrays.stream(counts).anyMatch(c -> c > 1)) {
-                Integer nr64 = X86_64_NAMES.get(name), nr32 = X32_NAMES.get(name), nr86 = X86_NAMES.get(name);
-                if (nr64 != null) {
-                    out.add(key(AUDIT_X86_64, nr64));
-                }
-                if (nr32 != null) {
-                    out.add(key(AUDIT_X86_64, nr32));
-                }
-                if (nr86 != null) {
-                    out.add(key(AUDIT_X86, nr86));
+                for (Arch arch : swept(profile, host)) {
+                    Integer nr = names(arch).get(name);
+                    if (nr != null) {
+                        out.add(key(arch.auditArch(), nr));
+                    }
                 }
             }
         });
@@ -451,29 +551,60 @@ class OracleTest {
     // ---------------------------------------------------------------------------------------------------
     // What to try.
 
-    private static List<SeccompData> samples(LinuxSeccomp profile) {
+    /**
+     * The architectures whose every number is tried: on x86-64, x86-64, x32 and x86 (in the filter or
+     * not); on another host, AArch64 and ARM; and any other the profile lists.
+     */
+    private static List<Arch> swept(LinuxSeccomp profile, Arch host) {
+        List<Arch> out = new ArrayList<>(host == Arch.X86_64 ? List.of(Arch.X86_64, Arch.X32, Arch.X86)
+                : List.of(Arch.AARCH64, Arch.ARM));
+        for (Arch arch : Arch.values()) {
+            if (!out.contains(arch) && Libseccomp.list(profile.architectures()).contains(arch.specName())) {
+                out.add(arch);
+            }
+        }
+        return out;
+    }
+
+    private static void sweep(List<SeccompData> out, int audit, int from, int to) {
+        for (int nr = from; nr <= to; nr++) {
+            out.add(new SeccompData(nr, audit, 0, new long[6]));
+        }
+    }
+
+    private static List<SeccompData> samples(LinuxSeccomp profile, Arch host) {
         List<SeccompData> out = new ArrayList<>();
-        int top64 = highest(X86_64_NAMES) + 64, top86 = highest(X86_NAMES) + 64, top32 = highest(X32_NAMES) + 64;
-        for (int nr = 0; nr <= top64; nr++) {
-            out.add(new SeccompData(nr, AUDIT_X86_64, 0, new long[6]));
+        List<Arch> swept = swept(profile, host);
+        for (Arch arch : swept) {
+            Map<String, Integer> table = names(arch);
+            switch (arch) {
+                case X32 -> sweep(out, AUDIT_X86_64, X32_BIT, highest(table) + 64);
+                case ARM -> {
+                    sweep(out, AUDIT_ARM, 0, highestBelow(table, ARM_PRIVATE) + 64);
+                    sweep(out, AUDIT_ARM, ARM_PRIVATE - 8, highest(table) + 64);
+                }
+                default -> sweep(out, arch.auditArch(), 0, highest(table) + 64);
+            }
         }
-        for (int nr = X32_BIT; nr <= top32; nr++) {
-            out.add(new SeccompData(nr, AUDIT_X86_64, 0, new long[6]));
-        }
-        for (int nr = 0; nr <= top86; nr++) {
-            out.add(new SeccompData(nr, AUDIT_X86, 0, new long[6]));
-        }
-        for (int nr = 0; nr < 64; nr += 7) {
-            out.add(new SeccompData(nr, AUDIT_AARCH64, 0, new long[6]));
+        // A few numbers on architectures not swept (on x86-64: AArch64, which no filter there has).
+        for (Arch arch : new Arch[] {Arch.AARCH64, Arch.X86_64, Arch.X86}) {
+            if (!swept.contains(arch)) {
+                for (int nr = 0; nr < 64; nr += 7) {
+                    out.add(new SeccompData(nr, arch.auditArch(), 0, new long[6]));
+                }
+            }
         }
         int[] outOfRange = {0x3fffffff, X32_BIT - 1, X32_BIT + 600, X32_BIT + 0x3fffffff, 0x7fffffff, 0x80000000,
                 0x80000000 | 1, 0xbfffffff, -2, -1};
+        int[] audits = host == Arch.X86_64 ? new int[] {AUDIT_X86_64, AUDIT_X86, AUDIT_AARCH64, 0}
+                : new int[] {AUDIT_AARCH64, AUDIT_ARM, AUDIT_X86_64, AUDIT_X86, 0};
         for (int nr : outOfRange) {
-            for (int arch : new int[] {AUDIT_X86_64, AUDIT_X86, AUDIT_AARCH64, 0}) {
+            for (int arch : audits) {
                 out.add(new SeccompData(nr, arch, 0, new long[6]));
             }
         }
         // Syscalls with conditions: candidate values per argument index, per (arch, nr).
+        boolean x86 = swept.contains(Arch.X86);
         Map<Long, List<Set<Long>>> candidates = new LinkedHashMap<>();
         for (LinuxSyscall call : Libseccomp.list(profile.syscalls())) {
             if (Libseccomp.list(call.args()).isEmpty()) {
@@ -481,20 +612,16 @@ class OracleTest {
             }
             for (String name : Libseccomp.list(call.names())) {
                 List<long[]> targets = new ArrayList<>(); // {audit, nr}
-                Integer nr64 = X86_64_NAMES.get(name), nr32 = X32_NAMES.get(name), nr86 = X86_NAMES.get(name);
-                if (nr64 != null) {
-                    targets.add(new long[] {AUDIT_X86_64, nr64});
+                for (Arch arch : swept) {
+                    Integer nr = names(arch).get(name);
+                    if (nr != null) {
+                        targets.add(new long[] {arch.auditArch(), nr});
+                    }
                 }
-                if (nr32 != null) {
-                    targets.add(new long[] {AUDIT_X86_64, nr32});
-                }
-                if (nr86 != null) {
-                    targets.add(new long[] {AUDIT_X86, nr86});
-                }
-                if (SOCKET_FAMILY.contains(name) || "socketcall".equals(name)) {
+                if (x86 && (SOCKET_FAMILY.contains(name) || "socketcall".equals(name))) {
                     targets.add(new long[] {AUDIT_X86, X86_SOCKETCALL});
                 }
-                if (IPC_FAMILY.contains(name) || "ipc".equals(name)) {
+                if (x86 && (IPC_FAMILY.contains(name) || "ipc".equals(name))) {
                     targets.add(new long[] {AUDIT_X86, X86_IPC});
                 }
                 for (long[] target : targets) {
@@ -524,7 +651,7 @@ class OracleTest {
             int nr = (int) (long) entry.getKey();
             Set<List<Long>> seen = new java.util.HashSet<>();
             for (long[] args : vectors(entry.getValue(), random)) {
-                if (arch == AUDIT_X86) {
+                if (arch == AUDIT_X86 || arch == AUDIT_ARM) {
                     // A 32-bit task's arguments reach seccomp_data zero-extended: the high halves are 0.
                     for (int i = 0; i < 6; i++) {
                         args[i] &= 0xffffffffL;
@@ -648,6 +775,43 @@ class OracleTest {
         report("fixtures", tally, compiler);
     }
 
+    /** The fixtures as runc on an aarch64 host and on an arm host builds them (x86 ones listed stay in). */
+    @Test
+    void fixtureProfilesOnOtherHosts() {
+        Tally tally = new Tally();
+        boolean compiler = false;
+        Map<String, LinuxSeccomp> fixtures = fixtures();
+        fixtures.put("small-aarch64", smallAarch64());
+        fixtures.put("small-arm", smallArm());
+        fixtures.putAll(mobyForArm());
+        for (Arch host : OTHER_HOSTS) {
+            for (Map.Entry<String, LinuxSeccomp> fixture : fixtures.entrySet()) {
+                compiler |= compare("fixture " + fixture.getKey(), fixture.getValue(), host, tally);
+            }
+        }
+        report("fixtures on aarch64 and arm hosts", tally, compiler);
+    }
+
+    /** moby's default.json as docker converts it on arm64 (AArch64 and ARM listed) and on arm, Linux 6.18. */
+    private static Map<String, LinuxSeccomp> mobyForArm() {
+        Map<String, LinuxSeccomp> out = new LinkedHashMap<>();
+        String json;
+        try (java.io.InputStream in = OracleTest.class.getResourceAsStream("/profiles/moby-default.json")) {
+            if (in == null) {
+                return out;
+            }
+            json = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        for (String arch : new String[] {"arm64", "arm"}) {
+            DockerProfile.Target target = new DockerProfile.Target(arch, DockerProfile.DOCKER_CAPABILITIES, 6, 18);
+            out.put("moby-default-" + arch, DockerProfile.convert(json, target));
+            out.put("moby-sys-admin-" + arch, DockerProfile.convert(json, target.withCapabilities("CAP_SYS_ADMIN")));
+        }
+        return out;
+    }
+
     @Test
     void randomProfiles() {
         Tally tally = new Tally();
@@ -664,6 +828,33 @@ class OracleTest {
         report("random (seed " + SEED + ")", tally, compiler, KNOWN_RANDOM_MISMATCHES);
     }
 
+    /**
+     * Random profiles for the other native architectures: AArch64 and ARM tables and architectures, each
+     * compared as runc on an aarch64 host and as runc on an arm host builds it ({@code -Doracle.armProfiles=N},
+     * 0 to skip; same seed, its own sequence).
+     */
+    @Test
+    void randomProfilesOnOtherHosts() {
+        Tally tally = new Tally();
+        boolean compiler = false;
+        Random random = new Random(SEED ^ 0xa4c4L);
+        Pools pools = Pools.loadArm();
+        for (int i = 0; i < ARM_PROFILES; i++) {
+            LinuxSeccomp profile = randomProfile(random, pools);
+            if (ONLY >= 0 && i != ONLY) {
+                continue;
+            }
+            for (Arch host : OTHER_HOSTS) {
+                compiler |= compare("random arm profile " + i + " of seed " + SEED, profile, host, tally);
+            }
+        }
+        report("random on aarch64 and arm hosts (seed " + SEED + ")", tally, compiler, 0, ARM_PROFILES == 150);
+    }
+
+    private static final int ARM_PROFILES = Integer.getInteger("oracle.armProfiles", 150);
+    /** The native architectures jrunc claims besides x86-64, each emulated through libseccomp's translation. */
+    private static final List<Arch> OTHER_HOSTS = List.of(Arch.AARCH64, Arch.ARM);
+
     /** Random profiles of the default seed allowed to differ from runc's decisions: none (issue 7). */
     private static final int KNOWN_RANDOM_MISMATCHES = 0;
 
@@ -672,6 +863,10 @@ class OracleTest {
     }
 
     private static void report(String what, Tally tally, boolean compiler, int tolerated) {
+        report(what, tally, compiler, tolerated, RANDOM_PROFILES == 300);
+    }
+
+    private static void report(String what, Tally tally, boolean compiler, int tolerated, boolean defaultCount) {
         StringBuilder out = new StringBuilder(String.format("oracle %s: %d profiles, %d refused by runc, %d refused by"
                 + " both, %d compared; %d decisions on runc's filter, %d of them compared with jrunc's; %d profiles and"
                 + " %d decisions differ%n", what, tally.profiles, tally.refusedByRunc, tally.refusedByBoth,
@@ -682,14 +877,46 @@ class OracleTest {
         tally.refusals.forEach((why, n) -> out.append(String.format("  runc refused %d: %s%n", n, why)));
         tally.kinds.forEach((kind, n) -> out.append(String.format("  differ %d: %s%n", n, kind)));
         System.out.print(out);
-        if (tally.mismatchedProfiles > (SEED == DEFAULT_SEED && ONLY < 0 && RANDOM_PROFILES == 300 ? tolerated : 0)) {
+        if (tally.mismatchedProfiles > (SEED == DEFAULT_SEED && ONLY < 0 && defaultCount ? tolerated : 0)) {
             fail(out + "\n" + String.join("\n\n", tally.details));
         }
         Assumptions.assumeTrue(compiler, "SeccompCompiler.compile is not there yet: only the harness was checked");
     }
 
-    /** Names to draw from: the x86-64 and x86 tables (the compiler's when it has them), and oddities. */
-    private record Pools(List<String> x8664, List<String> x86Only, List<String> x8664Only, List<String> odd) {
+    /**
+     * Names to draw from: the x86-64 and x86 tables (the compiler's when it has them), and oddities; or, for
+     * the other hosts ({@link #loadArm}), the AArch64 and ARM tables.
+     */
+    private record Pools(List<String> x8664, List<String> x86Only, List<String> x8664Only, List<String> odd,
+            String... arches) {
+        /** The architectures a profile lists, drawn from these. */
+        static final String[] X86_ARCHES = {"SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"};
+
+        /** AArch64's names, ARM's alone, AArch64's alone, and oddities (x86-64's alone: pseudo on both). */
+        static Pools loadArm() {
+            Set<String> aarch64;
+            Set<String> arm;
+            Set<String> x8664;
+            try {
+                aarch64 = new TreeSet<>(Arch.AARCH64.table().names());
+                arm = new TreeSet<>(Arch.ARM.table().names());
+                x8664 = new TreeSet<>(Arch.X86_64.table().names());
+            } catch (UnsupportedOperationException e) {
+                aarch64 = new TreeSet<>(AARCH64_NAMES.keySet());
+                arm = new TreeSet<>(ARM_NAMES.keySet());
+                x8664 = new TreeSet<>(X86_64_NAMES.keySet());
+            }
+            Set<String> inAarch64 = aarch64, inArm = arm;
+            List<String> armOnly = arm.stream().filter(n -> !inAarch64.contains(n)).toList();
+            List<String> aarch64Only = aarch64.stream().filter(n -> !inArm.contains(n)).toList();
+            List<String> odd = new ArrayList<>(List.of("no_such_syscall", "read", "write", "restart_syscall",
+                    "socketcall", "ipc", "socket", "connect", "semop", "clone3", "personality", "clone",
+                    "cacheflush", "breakpoint", "set_tls", "usr26", "usr32", "arm_fadvise64_64",
+                    "sync_file_range2", "open", "arch_prctl", "fstatat64", "newfstatat", "mmap2", "exit_group"));
+            x8664.stream().filter(n -> !inAarch64.contains(n) && !inArm.contains(n)).forEach(odd::add);
+            return new Pools(List.copyOf(aarch64), armOnly, aarch64Only, odd, "SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM");
+        }
+
         static Pools load() {
             Set<String> x8664;
             Set<String> x86;
@@ -707,7 +934,7 @@ class OracleTest {
             List<String> odd = new ArrayList<>(List.of("no_such_syscall", "read", "write", "restart_syscall",
                     "socketcall", "ipc", "socket", "connect", "accept4", "semop", "shmat", "msgrcv", "clone3",
                     "process_mrelease", "futex_waitv", "set_mempolicy_home_node", "personality", "clone"));
-            return new Pools(List.copyOf(x8664), x86Only, x8664Only, odd);
+            return new Pools(List.copyOf(x8664), x86Only, x8664Only, odd, X86_ARCHES);
         }
     }
 
@@ -745,7 +972,7 @@ class OracleTest {
         String defaultAction = pickAction(r, true);
         Integer defaultErrnoRet = pickErrno(r, 60);
         List<String> arches = new ArrayList<>();
-        for (String arch : new String[] {"SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"}) {
+        for (String arch : pools.arches) {
             if (r.nextInt(100) < 60) {
                 arches.add(arch);
             }

@@ -29,6 +29,10 @@ import java.util.Map;
  *       30 of the number picks which maximum applies; when only one of the two is listed, the other's
  *       numbers go straight to libseccomp's program. Comparisons are unsigned.
  *   <li>On s390 and s390x, syscall 0 (the multiplexer) also gets ENOSYS.
+ *   <li>The host does not matter: archToNative maps every libseccomp architecture to its AUDIT_ARCH value
+ *       (ARM's 0x40000028, AArch64's 0xC00000B7, ...) and only the listed ones are looked at, so runc on an
+ *       aarch64 or arm host builds the same stub from the same profile (ARM's private calls, from
+ *       0x0f0000, raise its maximum like any other number).
  *   <li>Everything else (another architecture, a number at or below the maximum) falls through to
  *       libseccomp's program. Multiplexed calls (x86's socketcall and ipc) are not special: socketcall is
  *       102 like any other number.
