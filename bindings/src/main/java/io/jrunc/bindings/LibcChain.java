@@ -6,9 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,26 +27,33 @@ public final class LibcChain implements AutoCloseable {
     static final long UCONTEXT_SIZE = 968, UC_LINK = 8, UC_STACK_SP = 16, UC_STACK_SIZE = 32, UC_SIGMASK = 296;
     /** glibc's sigset_t: 1024 bits, of which setcontext hands the kernel the first 64. */
     static final long SIGSET_SIZE = 128;
-    private static final long STACK_SIZE = 32 * 1024;
+    // A step is one libc function that makes a system call or two; glibc's own calls are direct, not
+    // through the lazy-binding trampoline, which needs more.
+    private static final long STACK_SIZE = 16 * 1024;
     public static final int CLONE_VM = 0x100, CLONE_VFORK = 0x4000, SIGCHLD = 17;
 
+    /** uc_mcontext.gregs (x86-64): the register slots makecontext fills, by their REG_* index. */
+    static final long UC_GREGS = 40;
+    static final int REG_R8 = 0, REG_R9 = 1, REG_RDI = 8, REG_RSI = 9, REG_RBX = 11, REG_RDX = 12, REG_RCX = 14,
+            REG_RSP = 15, REG_RIP = 16;
+
+    // Through the shared shape (NativeFunction): a distinct descriptor would cost a generated stub, tens
+    // of milliseconds on a cold JVM. clone is glibc assembly that reads only registers; makecontext is
+    // called with no variadic argument, so it reads none.
     private static final class Handles {
-        static final MethodHandle GETCONTEXT = Downcall.LINKER.downcallHandle(Downcall.address("getcontext"),
-                FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        // makecontext(ucp, func, argc, ...): glibc takes each variadic argument as a 64-bit value.
-        static final MethodHandle MAKECONTEXT = Downcall.LINKER.downcallHandle(Downcall.address("makecontext"),
-                FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                        JAVA_LONG, JAVA_LONG),
-                Linker.Option.firstVariadicArg(3));
-        static final MethodHandle CLONE = Downcall.linkShared("clone",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS),
-                Linker.Option.firstVariadicArg(4));
+        static final NativeFunction GETCONTEXT = Downcall.function("getcontext", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        static final NativeFunction MAKECONTEXT = Downcall.function("makecontext",
+                FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT));
+        static final NativeFunction CLONE = Downcall.function("clone",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
     }
 
     private record Step(MemorySegment function, long[] args, boolean unblocked) {}
 
     private final Arena arena = Arena.ofConfined();
     private final List<Step> steps = new ArrayList<>();
+    // a chain calls a handful of functions many times (syscall above all): one symbol lookup each
+    private final java.util.Map<String, MemorySegment> addresses = new java.util.HashMap<>();
     private boolean unblocked;
 
     /** Adds a call of {@code symbol} with up to six integer or pointer arguments. */
@@ -56,7 +61,7 @@ public final class LibcChain implements AutoCloseable {
         if (args.length > 6) {
             throw new IllegalArgumentException(symbol + ": more than 6 arguments");
         }
-        steps.add(new Step(Downcall.address(symbol), args, unblocked));
+        steps.add(new Step(addresses.computeIfAbsent(symbol, Downcall::address), args, unblocked));
         return this;
     }
 
@@ -123,47 +128,85 @@ public final class LibcChain implements AutoCloseable {
         List<Step> all = new ArrayList<>(steps);
         all.add(new Step(Downcall.address("_exit"), new long[] {exitStatus}, unblocked));
         MemorySegment[] contexts = new MemorySegment[all.size()];
-        try {
-            // One getcontext gives the register and FPU state every step starts from; the copies keep
-            // pointing at its FPU save area, which setcontext only reads.
-            MemorySegment template = arena.allocate(UCONTEXT_SIZE, 16);
-            int r = (int) Handles.GETCONTEXT.invokeExact(template);
-            if (r != 0) {
-                throw new IllegalStateException("getcontext failed");
-            }
-            MemorySegment stacks = arena.allocate(STACK_SIZE * contexts.length, 16);
-            for (int i = 0; i < contexts.length; i++) {
-                contexts[i] = arena.allocate(UCONTEXT_SIZE, 16);
-                MemorySegment.copy(template, 0, contexts[i], 0, UCONTEXT_SIZE);
-                if (all.get(i).unblocked()) {
-                    contexts[i].asSlice(UC_SIGMASK, SIGSET_SIZE).fill((byte) 0);
-                }
-            }
-            for (int i = 0; i < contexts.length; i++) {
-                MemorySegment ctx = contexts[i];
-                MemorySegment stack = stacks.asSlice(STACK_SIZE * i, STACK_SIZE);
-                ctx.set(ADDRESS, UC_STACK_SP, stack);
-                ctx.set(JAVA_LONG, UC_STACK_SIZE, STACK_SIZE);
-                ctx.set(ADDRESS, UC_LINK, i + 1 < contexts.length ? contexts[i + 1] : MemorySegment.NULL);
-                long[] a = new long[6];
-                System.arraycopy(all.get(i).args(), 0, a, 0, all.get(i).args().length);
-                Handles.MAKECONTEXT.invokeExact(ctx, all.get(i).function(), all.get(i).args().length,
-                        a[0], a[1], a[2], a[3], a[4], a[5]);
-            }
-            MemorySegment cloneStack = arena.allocate(STACK_SIZE, 16);
-            MemorySegment top = cloneStack.asSlice(STACK_SIZE - 64);
-            MemorySegment state = Downcall.errnoSegment(arena);
-            int pid = (int) Handles.CLONE.invokeExact(state, Downcall.address("setcontext"), top, flags | SIGCHLD,
-                    contexts[0]);
-            if (pid == -1) {
-                throw new ErrnoException("clone", Downcall.errno(state), null);
-            }
-            return pid;
-        } catch (ErrnoException | IllegalStateException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError("libc chain", t);
+        MemorySegment state = Downcall.errnoSegment(arena);
+        // One getcontext gives the register and FPU state every step starts from; the copies keep
+        // pointing at its FPU save area, which setcontext only reads.
+        MemorySegment template = arena.allocate(UCONTEXT_SIZE, 16);
+        if ((int) Handles.GETCONTEXT.invoke(state, template.address(), 0, 0, 0, 0, 0, 0) != 0) {
+            throw new IllegalStateException("getcontext failed");
         }
+        long startContext = startContext(template, state);
+        MemorySegment stacks = arena.allocate(STACK_SIZE * contexts.length, 16);
+        for (int i = 0; i < contexts.length; i++) {
+            contexts[i] = arena.allocate(UCONTEXT_SIZE, 16);
+            MemorySegment.copy(template, 0, contexts[i], 0, UCONTEXT_SIZE);
+            if (all.get(i).unblocked()) {
+                contexts[i].asSlice(UC_SIGMASK, SIGSET_SIZE).fill((byte) 0);
+            }
+        }
+        for (int i = 0; i < contexts.length; i++) {
+            MemorySegment stack = stacks.asSlice(STACK_SIZE * i, STACK_SIZE);
+            makecontext(contexts[i], stack, i + 1 < contexts.length ? contexts[i + 1] : MemorySegment.NULL,
+                    all.get(i).function().address(), all.get(i).args(), startContext);
+        }
+        MemorySegment cloneStack = arena.allocate(STACK_SIZE, 16);
+        long top = cloneStack.address() + STACK_SIZE - 64;
+        int pid = (int) Handles.CLONE.invoke(state, Downcall.address("setcontext").address(), top, flags | SIGCHLD,
+                contexts[0].address(), 0, 0, 0);
+        if (pid == -1) {
+            throw new ErrnoException("clone", Downcall.errno(state), null);
+        }
+        return pid;
+    }
+
+    /**
+     * What glibc's x86-64 makecontext does for at most six arguments (sysdeps/unix/sysv/linux/x86_64/
+     * makecontext.c), done here instead of one variadic downcall per step: the function in RIP, its
+     * arguments in RDI, RSI, RDX, RCX, R8, R9 (all six set, so no register keeps the template's value),
+     * and at the 16-byte-aligned top of the stack, less 8, the return address __start_context with
+     * uc_link above it, which RBX points at. __start_context is not exported, so
+     * {@link #startContext} asks the real makecontext once per chain and checks it lays a context out
+     * exactly so.
+     */
+    private static void makecontext(MemorySegment ctx, MemorySegment stack, MemorySegment link, long function,
+            long[] args, long startContext) {
+        ctx.set(ADDRESS, UC_STACK_SP, stack);
+        ctx.set(JAVA_LONG, UC_STACK_SIZE, stack.byteSize());
+        ctx.set(ADDRESS, UC_LINK, link);
+        long sp = ((stack.address() + stack.byteSize() - 8) & -16L) - 8;
+        MemorySegment top = stack.asSlice(sp - stack.address(), 16);
+        top.set(JAVA_LONG, 0, startContext);
+        top.set(JAVA_LONG, 8, link.address());
+        greg(ctx, REG_RIP, function);
+        greg(ctx, REG_RSP, sp);
+        greg(ctx, REG_RBX, sp + 8);
+        int[] registers = {REG_RDI, REG_RSI, REG_RDX, REG_RCX, REG_R8, REG_R9};
+        for (int i = 0; i < registers.length; i++) {
+            greg(ctx, registers[i], i < args.length ? args[i] : 0);
+        }
+    }
+
+    /** Runs glibc's makecontext on a copy of {@code template} and reads __start_context's address off its stack. */
+    private long startContext(MemorySegment template, MemorySegment state) {
+        MemorySegment probe = arena.allocate(UCONTEXT_SIZE, 16);
+        MemorySegment.copy(template, 0, probe, 0, UCONTEXT_SIZE);
+        MemorySegment stack = arena.allocate(256, 16);
+        probe.set(ADDRESS, UC_STACK_SP, stack);
+        probe.set(JAVA_LONG, UC_STACK_SIZE, stack.byteSize());
+        probe.set(ADDRESS, UC_LINK, probe);
+        long function = Downcall.address("_exit").address();
+        Handles.MAKECONTEXT.invoke(state, probe.address(), function, 0, 0, 0, 0, 0);
+        long sp = ((stack.address() + stack.byteSize() - 8) & -16L) - 8;
+        if (probe.get(JAVA_LONG, UC_GREGS + 8L * REG_RIP) != function || probe.get(JAVA_LONG, UC_GREGS + 8L * REG_RSP) != sp
+                || probe.get(JAVA_LONG, UC_GREGS + 8L * REG_RBX) != sp + 8
+                || stack.get(JAVA_LONG, sp + 8 - stack.address()) != probe.address()) {
+            throw new IllegalStateException("glibc's makecontext does not lay out a context as LibcChain expects");
+        }
+        return stack.get(JAVA_LONG, sp - stack.address());
+    }
+
+    private static void greg(MemorySegment ctx, int register, long value) {
+        ctx.set(JAVA_LONG, UC_GREGS + 8L * register, value);
     }
 
     @Override

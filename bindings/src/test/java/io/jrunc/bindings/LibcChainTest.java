@@ -20,6 +20,7 @@ class LibcChainTest {
         assertEquals(ucontext_t.uc_stack$offset() + stack_t.ss_sp$offset(), LibcChain.UC_STACK_SP);
         assertEquals(ucontext_t.uc_stack$offset() + stack_t.ss_size$offset(), LibcChain.UC_STACK_SIZE);
         assertEquals(ucontext_t.uc_sigmask$offset(), LibcChain.UC_SIGMASK);
+        assertEquals(ucontext_t.uc_mcontext$offset() + io.jrunc.bindings.c.mcontext_t.gregs$offset(), LibcChain.UC_GREGS);
         assertEquals(ucontext_t.uc_sigmask$layout().byteSize(), LibcChain.SIGSET_SIZE);
     }
 

@@ -57,7 +57,7 @@ public final class ChainSpawn implements AutoCloseable {
     public static ChainSpawn of(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
             ProcessCredentials credentials, CompiledFilter filter, ChildStatus.Runtime runtime) {
         ChainSpawn spawn = new ChainSpawn();
-        spawn.build(request, gate, ptySlave, credentials, filter, runtime.handledSignals());
+        spawn.build(request, gate, ptySlave, credentials, filter, runtime);
         return spawn;
     }
 
@@ -82,7 +82,8 @@ public final class ChainSpawn implements AutoCloseable {
     }
 
     private void build(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, CompiledFilter filter, long handled) {
+            ProcessCredentials credentials, CompiledFilter filter, ChildStatus.Runtime runtime) {
+        long handled = runtime.handledSignals();
         int low = ProcessLauncher.gateFd(request.preserveFds());
         long dfl = chain.zeroed(KERNEL_SIGACTION_SIZE); // SIG_DFL, no flags, empty mask
         for (int sig = 1; sig <= 64; sig++) {
@@ -120,7 +121,7 @@ public final class ChainSpawn implements AutoCloseable {
         if (filter != null && !nnp) {
             load(filter, program);
         }
-        credentialSteps(credentials);
+        credentialSteps(credentials, runtime.bounding());
         chain.call("chdir", chain.string(request.cwd()));
         record(loaded, "chdir", 0);
         if (nnp) {
@@ -169,11 +170,12 @@ public final class ChainSpawn implements AutoCloseable {
         loaded = true;
     }
 
-    private void credentialSteps(ProcessCredentials credentials) {
+    /** @param inherited the bounding set the child starts with (the runtime's: the thread drops nothing) */
+    private void credentialSteps(ProcessCredentials credentials, long inherited) {
         ProcessCredentials.Sets sets = credentials.sets();
         int last = Capabilities.lastCap();
         for (int cap = 0; cap <= last; cap++) {
-            if ((sets.bounding() & (1L << cap)) == 0 && Prctl.inBoundingSet(cap)) {
+            if ((sets.bounding() & (1L << cap)) == 0 && (inherited & (1L << cap)) != 0) {
                 sys("prctl", Prctl.PR_CAPBSET_DROP, cap, 0, 0, 0);
             }
         }
