@@ -55,12 +55,14 @@ runc spec --bundle "$bundle"
 sed -i -e 's/"terminal": true/"terminal": false/' \
   -e '/"args": \[/,/\]/{/"args": \[/!d;s|\[.*|["true"],|}' "$bundle/config.json"
 grep -q '"args": \["true"\]' "$bundle/config.json" || { echo "bench: cannot edit config.json" >&2; exit 1; }
-# (d)'s second bundle: the same rootfs, podman's default profile added.
+# (d)'s second bundle: the same rootfs (by its absolute path: runc refuses a symlink), podman's default
+# profile added.
 seccomp_bundle=$work/bundle-seccomp
 mkdir -p "$seccomp_bundle"
-ln -s "$bundle/rootfs" "$seccomp_bundle/rootfs"
 "$(dirname "$0")/with-seccomp.sh" "$bundle/config.json" \
-  "$(dirname "$0")/../seccomp/src/test/resources/profiles/podman-default.json" >"$seccomp_bundle/config.json"
+  "$(dirname "$0")/../seccomp/src/test/resources/profiles/podman-default.json" |
+  sed -e "s|\"path\": \"rootfs\"|\"path\": \"$bundle/rootfs\"|" >"$seccomp_bundle/config.json"
+grep -q "\"path\": \"$bundle/rootfs\"" "$seccomp_bundle/config.json" || { echo "bench: cannot edit config.json" >&2; exit 1; }
 
 # rt_cmd RUNTIME ARGS...: the runtime with its prefix and root, output to WORK/out (kept on failure).
 rt_cmd() {
