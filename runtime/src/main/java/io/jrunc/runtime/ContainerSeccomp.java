@@ -34,6 +34,11 @@ final class ContainerSeccomp {
         }
         try {
             CompiledFilter filter = SeccompCompiler.compile(seccomp, Arch.nativeArch());
+            if (Log.isDebug()) {
+                for (String name : io.jrunc.seccomp.SyscallNames.unknown(seccomp)) {
+                    Log.debug("unknown seccomp syscall \"" + name + "\" ignored"); // runc's words
+                }
+            }
             if ((filter.flags() & CompiledFilter.FLAG_WAIT_KILLABLE_RECV) != 0 && !killableRecvSupported()) {
                 throw new SeccompException("linux.seccomp.flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs"
                         + " Linux 5.19 or later");

@@ -62,6 +62,17 @@ class SeccompTest {
         assertEquals("1", f.status().get("Seccomp_filters"));
     }
 
+    /** A name libseccomp does not know is skipped, as runc skips it, with a debug line saying so. */
+    @Test
+    void anUnknownNameIsSkippedWithADebugLine(Sandbox sb) {
+        ObjectNode p = profile("SCMP_ACT_ALLOW");
+        rule(p, "SCMP_ACT_ERRNO", "no_such_syscall", "mkdir", "mkdirat");
+        Bundle b = sb.bundle().seccomp(p).sh("mkdir /tmp/u 2>/dev/null; echo \"mkdir $?\"");
+        Result r = sb.jrunc().in(b.dir(), "--debug", "run", sb.id("unknown")).ok();
+        assertEquals("1", new Facts(r.stdout()).one("mkdir"), r.describe("the known names still apply"));
+        assertTrue(r.stderr().contains("unknown seccomp syscall \\\"no_such_syscall\\\" ignored"), r.describe("debug line"));
+    }
+
     @Test
     void killProcessEndsTheContainerWithSigsys(Sandbox sb) {
         ObjectNode p = profile("SCMP_ACT_ALLOW");
