@@ -156,6 +156,45 @@ class SeccompTest {
         assertEquals(List.of(), sb.leftovers());
     }
 
+    /**
+     * features says what the compiler takes: runc's actions and operators, the architectures jrunc has
+     * tables for (each of them among runc's, and each usable in a profile), the flags.
+     */
+    @Test
+    void featuresReportWhatIsCompiled(Sandbox sb) throws Exception {
+        JsonNode ours = Jrunc.JSON.readTree(sb.jrunc().run("features").ok().stdout()).get("linux").get("seccomp");
+        JsonNode runc = Jrunc.JSON.readTree(sb.runc().run("features").ok().stdout()).get("linux").get("seccomp");
+        assertTrue(ours.get("enabled").asBoolean());
+        assertEquals(runc.get("actions"), ours.get("actions"));
+        assertEquals(runc.get("operators"), ours.get("operators"));
+        List<String> archs = new java.util.ArrayList<>();
+        ours.get("archs").forEach(a -> archs.add(a.asText()));
+        assertEquals(List.of("SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM", "SCMP_ARCH_X32", "SCMP_ARCH_X86", "SCMP_ARCH_X86_64"), archs);
+        List<String> runcArchs = new java.util.ArrayList<>();
+        runc.get("archs").forEach(a -> runcArchs.add(a.asText()));
+        assertTrue(runcArchs.containsAll(archs), runcArchs.toString());
+        List<String> supported = new java.util.ArrayList<>();
+        ours.get("supportedFlags").forEach(f -> supported.add(f.asText()));
+        assertTrue(supported.containsAll(List.of("SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
+                "SECCOMP_FILTER_FLAG_LOG")), supported.toString());
+        String[] v = System.getProperty("os.version").split("[.-]");
+        boolean killable = Integer.parseInt(v[0]) > 5 || Integer.parseInt(v[0]) == 5 && Integer.parseInt(v[1]) >= 19;
+        assertEquals(killable, supported.contains("SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"), "Linux 5.19's flag");
+
+        ObjectNode p = profile("SCMP_ACT_ALLOW", archs.toArray(String[]::new));
+        rule(p, "SCMP_ACT_ERRNO", "mkdir", "mkdirat");
+        Bundle b = sb.bundle().seccomp(p).sh("mkdir /tmp/a 2>/dev/null; echo \"mkdir $?\"");
+        assertEquals("1", new Facts(sb.jrunc().in(b.dir(), "run", sb.id("archs")).ok().stdout()).one("mkdir"),
+                "a profile naming every reported architecture");
+        // an architecture runc knows and jrunc has no table for is refused by name
+        ObjectNode mips = profile("SCMP_ACT_ALLOW", "SCMP_ARCH_MIPS");
+        b.seccomp(mips);
+        Result r = sb.jrunc().in(b.dir(), "run", sb.id("mips")).exit(1);
+        assertTrue(r.stderr().contains("linux.seccomp.architectures[0]: SCMP_ARCH_MIPS is not supported by jrunc"),
+                r.describe("refused by name"));
+        assertEquals(List.of(), sb.leftovers());
+    }
+
     @Test
     void anInvalidProfileGetsOneErrorLineNamingTheField(Sandbox sb) {
         ObjectNode p = profile("SCMP_ACT_ALLOW");
