@@ -168,10 +168,8 @@ public final class SeccompCompiler {
                 archs[archCount++] = a;
             }
         }
-        SyscallTable[] tables = new SyscallTable[archCount];
         RuleDb[] dbs = new RuleDb[archCount];
         for (int f = 0; f < archCount; f++) {
-            tables[f] = archs[f].table();
             dbs[f] = new RuleDb(archs[f] == Arch.X86_64 || archs[f] == Arch.AARCH64,
                     archs[f] == Arch.X32 ? Arch.X32_SYSCALL_BIT : 0);
         }
@@ -200,14 +198,16 @@ public final class SeccompCompiler {
                             + "]: empty string is not a valid syscall");
                 }
                 Integer mux = hasX86 ? MUX.get(name) : null;
+                // One lookup answers the name on every architecture, and whether libseccomp knows it.
+                int slot = SyscallTables.slot(name);
                 for (int f = 0; f < archCount; f++) {
-                    int nr = tables[f].number(name);
+                    int nr = slot < 0 ? SyscallTable.ABSENT : SyscallTables.number(slot, archs[f]);
                     nrs[f] = nr;
                     if (listedFilter[f] && nr > highestByFilter[f] && !(archs[f] == Arch.X86 && mux != null)) {
                         highestByFilter[f] = nr;
                     }
                 }
-                if (act == defaultAction || (nrs[0] == SyscallTable.ABSENT && !SyscallTables.known(name))) {
+                if (act == defaultAction || slot < 0) {
                     continue;
                 }
                 if ((act & 0xffff0000) == RET_ERRNO && (act & 0xffff) >= MAX_ERRNO) {

@@ -2,50 +2,56 @@ package io.jrunc.seccomp.tables;
 
 import io.jrunc.seccomp.Arch;
 import io.jrunc.seccomp.SyscallTable;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Set;
 
 /**
- * One architecture's table, parsed on first use from the string GeneratedSyscallTables holds for it
- * (libseccomp 2.5.4 as Debian's 2.5.4-1+deb12u1 ships it, which adds Linux 6.7's calls up to 456).
+ * One architecture's table (libseccomp 2.5.4 as Debian's 2.5.4-1+deb12u1 ships it, which adds Linux
+ * 6.7's calls up to 456), from the string constants GeneratedSyscallTables holds.
  *
- * <p>Why strings: every {@code jrunc create} is a cold JVM. One string constant per architecture is a
- * single constant-pool entry, and only the container's architectures are ever parsed. Measured on a
- * cold JVM with the launcher's flags: x86-64's first use (loading this class, splitting, filling the
- * map) about 0.6 ms with an AOT cache and 1.7 ms without, then 400 lookups about 0.2 ms; array
- * initializers were no faster and make 2.5 times larger class files. The constants are compile-time
- * constants, so javac copies them into this class and GeneratedSyscallTables itself is never loaded
- * (Maven recompiles the whole module when it is regenerated, so the copies cannot go stale); for the
- * same reason {@link #encoded} is an if-chain, not an enum switch (which costs a synthetic class).
+ * <p>Why strings: every {@code jrunc create} is a cold JVM. One string constant is a single
+ * constant-pool entry and nothing to run. Names are looked up in GeneratedSyscallTables.INDEX, a hash
+ * index laid out by the generator (open addressing over String.hashCode, which the language fixes),
+ * whose slots hold the name's hash, its offset in UNIVERSE and its number on each of jrunc's
+ * architectures: one lookup answers a name for all of them and whether libseccomp knows it at all, with
+ * nothing parsed and nothing allocated (the compiler resolves each name of podman's profile once, see
+ * SeccompCompiler). Measured on the launcher's cold JVM with its AOT cache: compiling podman's profile
+ * went from about 8.3 to 4.8 ms (median of 21 interleaved runs) when this replaced parsing the three
+ * architectures' strings into HashMaps and splitting UNIVERSE for names x86-64 lacks. Only number-to-name ({@link #name}, {@link #names}) parses the architecture's own
+ * string, on first use. The constants are compile-time constants, so javac copies them into this class
+ * and GeneratedSyscallTables itself is never loaded (Maven recompiles the whole module when it is
+ * regenerated, so the copies cannot go stale); for the same reason {@link #encoded} and
+ * {@link #column} are if-chains, not enum switches (which cost a synthetic class).
  */
 public final class ArchSyscallTable implements SyscallTable {
     private static final ArchSyscallTable[] TABLES = new ArchSyscallTable[Arch.values().length];
-    private static volatile String[] universe;
+    private static final int SLOT_BYTES = 16, INDEX_MASK = (1 << GeneratedSyscallTables.INDEX_BITS) - 1;
+    /** GeneratedSyscallTables.INDEX's bytes: a Latin-1 string's copy is one array copy, its reads plain array reads. */
+    private static final byte[] INDEX = GeneratedSyscallTables.INDEX.getBytes(StandardCharsets.ISO_8859_1);
 
     private final Arch arch;
-    /** Ascending; names[i] is numbers[i]'s name. */
-    private final int[] numbers;
-    private final String[] names;
-    private final HashMap<String, Integer> byName;
+    /** A generated table (its names are the index's), not one of {@link #parse}. */
+    private final boolean generated;
+    /** The parsed table ({@link #name}, {@link #names}); a generated one's is null until first used. */
+    private volatile Parsed parsed;
 
-    private ArchSyscallTable(Arch arch, int[] numbers, String[] names) {
+    /** Number to name: ascending numbers, names[i] being numbers[i]'s, and the name to number map. */
+    private record Parsed(int[] numbers, String[] names, HashMap<String, Integer> byName) {}
+
+    private ArchSyscallTable(Arch arch, Parsed parsed) {
         this.arch = arch;
-        this.numbers = numbers;
-        this.names = names;
-        // Sized so the map never rehashes (default load factor 0.75).
-        this.byName = HashMap.newHashMap(names.length);
-        for (int i = 0; i < names.length; i++) {
-            byName.put(names[i], numbers[i]);
-        }
+        this.generated = parsed == null;
+        this.parsed = parsed;
     }
 
-    /** The architecture's table, parsed once (synchronized: uncontended, and it keeps this plain). */
+    /** The architecture's table, made once (synchronized: uncontended, and it keeps this plain). */
     public static synchronized SyscallTable of(Arch arch) {
         ArchSyscallTable table = TABLES[arch.ordinal()];
         if (table == null) {
-            table = parse(arch, encoded(arch));
+            table = new ArchSyscallTable(arch, null);
             TABLES[arch.ordinal()] = table;
         }
         return table;
@@ -53,15 +59,66 @@ public final class ArchSyscallTable implements SyscallTable {
 
     /** Whether libseccomp knows the name on any architecture (not only jrunc's five). */
     public static boolean known(String name) {
-        String[] names = universe;
-        if (names == null) {
-            // Sorted by the generator with String.compareTo, which binarySearch uses. Racing threads
-            // at worst both split the same string. About 0.35 ms cold, paid only by a profile that
-            // names a call the architecture lacks.
-            names = GeneratedSyscallTables.UNIVERSE.split(" ");
-            universe = names;
+        return slot(name) >= 0;
+    }
+
+    /**
+     * The name's slot in the index, or -1 when libseccomp does not know the name: the key to
+     * {@link #number(int, Arch)} on every architecture.
+     */
+    public static int slot(String name) {
+        byte[] index = INDEX;
+        int hash = name.hashCode();
+        int slot = (hash * GeneratedSyscallTables.INDEX_SEED) >>> (32 - GeneratedSyscallTables.INDEX_BITS);
+        while (true) {
+            int at = slot * SLOT_BYTES;
+            int offset = u16(index, at + 4);
+            if (offset == GeneratedSyscallTables.NO_NUMBER) {
+                return -1;
+            }
+            if ((u16(index, at) << 16 | u16(index, at + 2)) == hash && named(offset, name)) {
+                return slot;
+            }
+            slot = (slot + 1) & INDEX_MASK;
         }
-        return Arrays.binarySearch(names, name) >= 0;
+    }
+
+    /** Whether UNIVERSE holds exactly name at offset. */
+    private static boolean named(int offset, String name) {
+        String universe = GeneratedSyscallTables.UNIVERSE;
+        int end = offset + name.length();
+        return universe.regionMatches(offset, name, 0, name.length())
+                && (end == universe.length() || universe.charAt(end) == ' ');
+    }
+
+    /** The number on arch of the name in slot ({@link #slot}, not -1), or {@link SyscallTable#ABSENT}. */
+    public static int number(int slot, Arch arch) {
+        int c = u16(INDEX, slot * SLOT_BYTES + 6 + 2 * column(arch));
+        if (c == GeneratedSyscallTables.NO_NUMBER) {
+            return ABSENT;
+        }
+        int nr = c < GeneratedSyscallTables.ARM_PRIVATE ? c : 0x0f0000 + (c - GeneratedSyscallTables.ARM_PRIVATE);
+        return arch == Arch.X32 ? nr | Arch.X32_SYSCALL_BIT : nr;
+    }
+
+    private static int u16(byte[] b, int at) {
+        return (b[at] & 0xff) << 8 | (b[at + 1] & 0xff);
+    }
+
+    /** The architecture's number column in the index (the generator's ARCH_COLUMNS). */
+    private static int column(Arch arch) {
+        if (arch == Arch.X86_64) {
+            return 0;
+        } else if (arch == Arch.X86) {
+            return 1;
+        } else if (arch == Arch.X32) {
+            return 2;
+        } else if (arch == Arch.AARCH64) {
+            return 3;
+        } else if (arch == Arch.ARM) {
+            return 4;
+        }
+        throw new IllegalArgumentException("no generated syscall table for " + arch);
     }
 
     /** The libseccomp version the tables come from, and the package ("libseccomp2 2.5.4-1+deb12u1"). */
@@ -89,6 +146,10 @@ public final class ArchSyscallTable implements SyscallTable {
      * "name" meaning the previous entry's number plus one, "name@number" (decimal) an explicit number.
      */
     static ArchSyscallTable parse(Arch arch, String encoded) {
+        return new ArchSyscallTable(arch, parsed(encoded));
+    }
+
+    private static Parsed parsed(String encoded) {
         // split(" ") takes String's single-character fast path: no regex is compiled.
         String[] tokens = encoded.split(" ");
         int[] numbers = new int[tokens.length];
@@ -106,7 +167,22 @@ public final class ArchSyscallTable implements SyscallTable {
             }
             numbers[i] = nr;
         }
-        return new ArchSyscallTable(arch, numbers, names);
+        // Sized so the map never rehashes (default load factor 0.75).
+        HashMap<String, Integer> byName = HashMap.newHashMap(names.length);
+        for (int i = 0; i < names.length; i++) {
+            byName.put(names[i], numbers[i]);
+        }
+        return new Parsed(numbers, names, byName);
+    }
+
+    private Parsed parsed() {
+        Parsed p = parsed;
+        if (p == null) {
+            // Racing threads at worst both parse the same string.
+            p = parsed(encoded(arch));
+            parsed = p;
+        }
+        return p;
     }
 
     @Override
@@ -116,29 +192,35 @@ public final class ArchSyscallTable implements SyscallTable {
 
     @Override
     public int number(String name) {
-        Integer nr = byName.get(name);
-        return nr == null ? ABSENT : nr;
+        if (!generated) {
+            Integer nr = parsed.byName().get(name);
+            return nr == null ? ABSENT : nr;
+        }
+        int slot = slot(name);
+        return slot < 0 ? ABSENT : number(slot, arch);
     }
 
     /** Exact: on x32 only numbers with the x32 bit have names (without it they are x86-64's calls). */
     @Override
     public String name(int nr) {
-        int i = Arrays.binarySearch(numbers, nr);
-        return i >= 0 ? names[i] : null;
+        Parsed p = parsed();
+        int i = Arrays.binarySearch(p.numbers(), nr);
+        return i >= 0 ? p.names()[i] : null;
     }
 
     @Override
     public Set<String> names() {
-        return Collections.unmodifiableSet(byName.keySet());
+        return Collections.unmodifiableSet(parsed().byName().keySet());
     }
 
     @Override
     public int highest() {
+        int[] numbers = parsed().numbers();
         return numbers[numbers.length - 1];
     }
 
     @Override
     public String toString() {
-        return "SyscallTable[" + arch + ", " + names.length + " names, libseccomp " + libseccompVersion() + "]";
+        return "SyscallTable[" + arch + ", " + parsed().names().length + " names, libseccomp " + libseccompVersion() + "]";
     }
 }

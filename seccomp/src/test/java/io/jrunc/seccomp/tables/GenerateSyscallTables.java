@@ -151,9 +151,11 @@ public final class GenerateSyscallTables {
                 .append("package io.jrunc.seccomp.tables;\n\n")
                 .append("/**\n")
                 .append(" * libseccomp ").append(version).append("'s syscall tables, as seccomp_syscall_resolve_name_arch and\n")
-                .append(" * seccomp_syscall_resolve_num_arch answer them, in the encoding ArchSyscallTable parses: per\n")
-                .append(" * architecture, space-separated entries in ascending number order, \"name\" (the previous number\n")
-                .append(" * plus one) or \"name@number\". Numbers are seccomp_data.nr's: x32's include the x32 bit.\n")
+                .append(" * seccomp_syscall_resolve_num_arch answer them: per architecture, in the encoding ArchSyscallTable\n")
+                .append(" * parses for number to name, space-separated entries in ascending number order, \"name\" (the\n")
+                .append(" * previous number plus one) or \"name@number\"; and INDEX, the hash index it looks names up in\n")
+                .append(" * (every name's number on every architecture at once). Numbers are seccomp_data.nr's: x32's\n")
+                .append(" * include the x32 bit.\n")
                 .append(" *\n")
                 .append(" * <p>Only compile-time constants: javac copies them into ArchSyscallTable, so this class is never\n")
                 .append(" * loaded at run time (one class fewer on every cold start).\n")
@@ -171,8 +173,153 @@ public final class GenerateSyscallTables {
         out.append("\n    /** Every name libseccomp knows on any architecture (").append(universe.size())
                 .append("), sorted by String.compareTo, space-separated. */\n");
         constant(out, "UNIVERSE", new ArrayList<>(universe));
+        Index index = index(universe, tables);
+        out.append("\n    /**\n")
+                .append("     * The name index ArchSyscallTable looks names up in without parsing anything: ")
+                .append(1 << INDEX_BITS).append(" slots of\n")
+                .append("     * ").append(SLOT_BYTES).append(" bytes (one Latin-1 char each, big-endian), open addressing with linear probing from\n")
+                .append("     * slot {@code (name.hashCode() * INDEX_SEED) >>> (32 - INDEX_BITS)}. A used slot holds its name's\n")
+                .append("     * String.hashCode (4 bytes), its offset in UNIVERSE (2), then its number on x86-64, x86, x32,\n")
+                .append("     * aarch64 and arm (2 each; NO_NUMBER: absent; ARM_PRIVATE and up: ARM's 0x0f0000 plus the rest;\n")
+                .append("     * x32's without the x32 bit); a free slot's offset is NO_NUMBER. The longest probe is ")
+                .append(index.longestProbe).append(" slots.\n")
+                .append("     */\n")
+                .append("    static final int INDEX_BITS = ").append(INDEX_BITS).append(";\n\n")
+                .append("    /** The multiplier the generator chose for the shortest probes. */\n")
+                .append("    static final int INDEX_SEED = 0x").append(Integer.toHexString(index.seed)).append(";\n\n")
+                .append("    static final int NO_NUMBER = 0xffff, ARM_PRIVATE = 0xf000;\n\n");
+        bytesConstant(out, "INDEX", index.bytes);
         out.append("}\n");
         return out.toString();
+    }
+
+    /** log2 of the index's slots: 1024 for libseccomp 2.5.4's 487 names. */
+    static final int INDEX_BITS = 10;
+    /** A slot: the name's hashCode, its offset in UNIVERSE, then its number on each of ARCH_COLUMNS. */
+    static final int SLOT_BYTES = 16;
+    /** The index's number columns, in this order (ArchSyscallTable's column()). */
+    static final List<String> ARCH_COLUMNS = List.of("x86_64", "x86", "x32", "aarch64", "arm");
+    static final int NO_NUMBER = 0xffff, ARM_PRIVATE = 0xf000;
+
+    record Index(int seed, int longestProbe, byte[] bytes) {}
+
+    /** The slot a name's probe starts at, as ArchSyscallTable computes it. */
+    static int home(String name, int seed) {
+        return (name.hashCode() * seed) >>> (32 - INDEX_BITS);
+    }
+
+    /**
+     * The name index: of a fixed sequence of odd multipliers, the first with the shortest longest probe
+     * (lookups probe until a free slot either way; the choice only makes them shorter).
+     */
+    static Index index(TreeSet<String> universe, Map<String, TreeMap<Integer, String>> tables) {
+        int size = 1 << INDEX_BITS;
+        check(universe.size() * 2 <= size, "%d names do not fit %d slots at half load", universe.size(), size);
+        int bestSeed = 0;
+        int best = Integer.MAX_VALUE;
+        long state = 0x9E3779B97F4A7C15L;
+        for (int attempt = 0; attempt < 20000; attempt++) {
+            state = state * 6364136223846793005L + 1442695040888963407L;
+            int seed = (int) (state >>> 32) | 1;
+            int longest = place(universe, seed, null);
+            if (longest < best) {
+                best = longest;
+                bestSeed = seed;
+            }
+        }
+        int[] slotOf = new int[size];
+        place(universe, bestSeed, slotOf);
+        // name -> offset in UNIVERSE (its names, space-separated, in the TreeSet's order)
+        Map<String, Integer> offsets = new HashMap<>();
+        int offset = 0;
+        for (String name : universe) {
+            offsets.put(name, offset);
+            offset += name.length() + 1;
+        }
+        check(offset - 1 < ARM_PRIVATE, "UNIVERSE is too long for char offsets");
+        List<Map<String, Integer>> byName = new ArrayList<>();
+        for (String arch : ARCH_COLUMNS) {
+            Map<String, Integer> numbers = new HashMap<>();
+            tables.get(arch).forEach((nr, name) -> numbers.put(name, nr));
+            byName.add(numbers);
+        }
+        byte[] bytes = new byte[size * SLOT_BYTES];
+        for (int slot = 0; slot < size; slot++) {
+            put16(bytes, slot * SLOT_BYTES + 4, NO_NUMBER);
+        }
+        for (String name : universe) {
+            int at = slotOf(slotOf, name, universe) * SLOT_BYTES;
+            int hash = name.hashCode();
+            put16(bytes, at, hash >>> 16);
+            put16(bytes, at + 2, hash & 0xffff);
+            put16(bytes, at + 4, offsets.get(name));
+            for (int c = 0; c < ARCH_COLUMNS.size(); c++) {
+                Integer nr = byName.get(c).get(name);
+                put16(bytes, at + 6 + 2 * c, nr == null ? NO_NUMBER : encodeNumber(ARCH_COLUMNS.get(c), nr));
+            }
+        }
+        return new Index(bestSeed, best, bytes);
+    }
+
+    private static void put16(byte[] bytes, int at, int value) {
+        bytes[at] = (byte) (value >>> 8);
+        bytes[at + 1] = (byte) value;
+    }
+
+    private static int slotOf(int[] slotOf, String name, TreeSet<String> universe) {
+        int entry = universe.headSet(name).size() + 1;
+        for (int i = 0; i < slotOf.length; i++) {
+            if (slotOf[i] == entry) {
+                return i;
+            }
+        }
+        throw new IllegalStateException(name + " has no slot");
+    }
+
+    /** Places the names (in order) by linear probing; returns the longest probe, fills slotOf (entry + 1). */
+    private static int place(TreeSet<String> universe, int seed, int[] slotOf) {
+        int size = 1 << INDEX_BITS;
+        int[] slots = slotOf != null ? slotOf : new int[size];
+        int longest = 0;
+        int entry = 0;
+        for (String name : universe) {
+            entry++;
+            int slot = home(name, seed);
+            int probe = 1;
+            while (slots[slot] != 0) {
+                slot = (slot + 1) & (size - 1);
+                probe++;
+            }
+            slots[slot] = entry;
+            longest = Math.max(longest, probe);
+        }
+        return longest;
+    }
+
+    /** A number as the index holds it (ArchSyscallTable.decode is the inverse). */
+    static int encodeNumber(String arch, int nr) {
+        if (arch.equals("x32")) {
+            check((nr & X32_SYSCALL_BIT) != 0, "x32: %#x lacks the x32 bit", nr);
+            nr &= ~X32_SYSCALL_BIT;
+        }
+        if (nr >= 0 && nr < ARM_PRIVATE) {
+            return nr;
+        }
+        check(arch.equals("arm") && nr >= 0x0f0000 && nr < 0x0f0000 + (NO_NUMBER - ARM_PRIVATE),
+                "%s: %#x does not fit the index", arch, nr);
+        return ARM_PRIVATE + (nr - 0x0f0000);
+    }
+
+    /** A Latin-1 string constant of arbitrary bytes, as octal escapes, 16 to a line. */
+    static void bytesConstant(StringBuilder out, String name, byte[] bytes) {
+        out.append("    static final String ").append(name).append(" =\n");
+        for (int i = 0; i < bytes.length; i += 16) {
+            out.append("            \"");
+            for (int j = i; j < Math.min(i + 16, bytes.length); j++) {
+                out.append(String.format("\\%03o", bytes[j] & 0xff));
+            }
+            out.append(i + 16 < bytes.length ? "\" +\n" : "\";\n");
+        }
     }
 
     /** A string constant split over lines of at most ~100 columns; javac folds the pieces into one. */
