@@ -105,24 +105,6 @@ public final class SeccompCompiler {
     private static final int X86_SOCKETCALL = 102, X86_IPC = 117;
     private static final long BIT30 = 0x40000000L;
 
-    /** x86's multiplexed calls: socketcall's call numbers, then ipc's (+ 1000). */
-    private static final HashMap<String, Integer> MUX = new HashMap<>(64);
-
-    static {
-        String[] socket = {"socket", "bind", "connect", "listen", "accept", "getsockname", "getpeername",
-            "socketpair", "send", "recv", "sendto", "recvfrom", "shutdown", "setsockopt", "getsockopt",
-            "sendmsg", "recvmsg", "accept4", "recvmmsg", "sendmmsg"};
-        for (int i = 0; i < socket.length; i++) {
-            MUX.put(socket[i], i + 1);
-        }
-        String[] ipc = {"semop", "semget", "semctl", "semtimedop", "msgsnd", "msgrcv", "msgget", "msgctl",
-            "shmat", "shmdt", "shmget", "shmctl"};
-        int[] ipcCall = {1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24};
-        for (int i = 0; i < ipc.length; i++) {
-            MUX.put(ipc[i], 1000 + ipcCall[i]);
-        }
-    }
-
     /**
      * @param nativeArch the architecture the container runs on: always in the filter, and the one
      *     syscall names are resolved on first, as runc does
@@ -197,17 +179,18 @@ public final class SeccompCompiler {
                     throw new SeccompException("linux.seccomp.syscalls[" + i + "].names[" + j
                             + "]: empty string is not a valid syscall");
                 }
-                Integer mux = hasX86 ? MUX.get(name) : null;
                 // One lookup answers the name on every architecture, and whether libseccomp knows it.
-                int slot = SyscallTables.slot(name);
+                int entry = SyscallTables.entry(name);
+                // x86's multiplexed calls: 100 + socketcall's call number, 200 + ipc's (0: not multiplexed)
+                int mux = hasX86 && entry >= 0 ? SyscallTables.x86Multiplexer(entry) : 0;
                 for (int f = 0; f < archCount; f++) {
-                    int nr = slot < 0 ? SyscallTable.ABSENT : SyscallTables.number(slot, archs[f]);
+                    int nr = entry < 0 ? SyscallTable.ABSENT : SyscallTables.number(entry, archs[f]);
                     nrs[f] = nr;
-                    if (listedFilter[f] && nr > highestByFilter[f] && !(archs[f] == Arch.X86 && mux != null)) {
+                    if (listedFilter[f] && nr > highestByFilter[f] && !(archs[f] == Arch.X86 && mux != 0)) {
                         highestByFilter[f] = nr;
                     }
                 }
-                if (act == defaultAction || slot < 0) {
+                if (act == defaultAction || entry < 0) {
                     continue;
                 }
                 if ((act & 0xffff0000) == RET_ERRNO && (act & 0xffff) >= MAX_ERRNO) {
@@ -382,10 +365,10 @@ public final class SeccompCompiler {
     }
 
     /** seccomp_rule_add_array over the filter's architectures (db_col_rule_add, arch_filter_rule_add). */
-    private static void addRule(int ruleIndex, String name, Integer mux, int act, RuleDb.Cond[] conds,
+    private static void addRule(int ruleIndex, String name, int mux, int act, RuleDb.Cond[] conds,
             Arch[] archs, int archCount, int[] nrs, RuleDb[] dbs) {
         for (int f = 0; f < archCount; f++) {
-            int rc = addRule(archs[f], nrs[f], dbs[f], name, archs[f] == Arch.X86 ? mux : null, act, conds);
+            int rc = addRule(archs[f], nrs[f], dbs[f], name, archs[f] == Arch.X86 ? mux : 0, act, conds);
             if (rc < 0) {
                 String why = rc == -RuleDb.EEXIST ? "file exists" : "errno " + -rc;
                 throw new SeccompException("linux.seccomp.syscalls[" + ruleIndex + "]: error adding seccomp rule for"
@@ -395,12 +378,11 @@ public final class SeccompCompiler {
         }
     }
 
-    private static int addRule(Arch arch, int nr, RuleDb db, String name, Integer mux, int act, RuleDb.Cond[] conds) {
-        if (mux != null) {
-            int call = mux;
-            int multiplexer = call > 1000 ? X86_IPC : X86_SOCKETCALL;
+    private static int addRule(Arch arch, int nr, RuleDb db, String name, int mux, int act, RuleDb.Cond[] conds) {
+        if (mux != 0) {
+            int multiplexer = mux > 200 ? X86_IPC : X86_SOCKETCALL;
             RuleDb.Cond[] muxed = conds == null ? new RuleDb.Cond[6] : conds.clone();
-            muxed[0] = new RuleDb.Cond(0, RuleDb.EQ, -1L, call % 1000);
+            muxed[0] = new RuleDb.Cond(0, RuleDb.EQ, -1L, mux % 100);
             int rc = db.add(multiplexer, act, muxed);
             if (rc < 0) {
                 return rc;

@@ -18,13 +18,18 @@ final class SyscallTables {
         return ArchSyscallTable.known(name);
     }
 
-    /** The name's slot in the generated index, or -1 when libseccomp does not know it (one lookup for all architectures). */
-    static int slot(String name) {
-        return ArchSyscallTable.slot(name);
+    /** The name's entry in the generated index, or -1 when libseccomp does not know it (one lookup for all architectures). */
+    static int entry(String name) {
+        return ArchSyscallTable.entry(name);
     }
 
-    /** The number on arch of the name in slot (not -1), or {@link SyscallTable#ABSENT}. */
-    static int number(int slot, Arch arch) {
-        return ArchSyscallTable.number(slot, arch);
+    /** The number on arch of the name of entry (not -1), or {@link SyscallTable#ABSENT}. */
+    static int number(int entry, Arch arch) {
+        return ArchSyscallTable.number(entry, arch);
+    }
+
+    /** x86's multiplexer pseudo number of the name of entry (not -1), negated: 101 to 120 (socketcall), 201 to 224 (ipc), else 0. */
+    static int x86Multiplexer(int entry) {
+        return ArchSyscallTable.x86Multiplexer(entry);
     }
 }

@@ -2,7 +2,6 @@ package io.jrunc.seccomp.tables;
 
 import io.jrunc.seccomp.Arch;
 import io.jrunc.seccomp.SyscallTable;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
@@ -15,10 +14,11 @@ import java.util.Set;
  * <p>Why strings: every {@code jrunc create} is a cold JVM. One string constant is a single
  * constant-pool entry and nothing to run. Names are looked up in GeneratedSyscallTables.INDEX, a hash
  * index laid out by the generator (open addressing over String.hashCode, which the language fixes),
- * whose slots hold the name's hash, its offset in UNIVERSE and its number on each of jrunc's
- * architectures: one lookup answers a name for all of them and whether libseccomp knows it at all, with
- * nothing parsed and nothing allocated (the compiler resolves each name of podman's profile once, see
- * SeccompCompiler). Measured on the launcher's cold JVM with its AOT cache: compiling podman's profile
+ * whose entries hold the name's offset in UNIVERSE, its number on each of jrunc's architectures and
+ * x86's multiplexer: one lookup answers a name for all of them and whether libseccomp knows it at all,
+ * with nothing parsed and nothing allocated (the compiler resolves each name of podman's profile once,
+ * see SeccompCompiler). The index is ASCII, 6 bits a char: resolving a constant with other chars
+ * takes the JVM's slow path (0.2 ms for the 16 KB of a Latin-1 encoding). Measured on the launcher's cold JVM with its AOT cache: compiling podman's profile
  * went from about 8.3 to 4.8 ms (median of 21 interleaved runs) when this replaced parsing the three
  * architectures' strings into HashMaps and splitting UNIVERSE for names x86-64 lacks. Only number-to-name ({@link #name}, {@link #names}) parses the architecture's own
  * string, on first use. The constants are compile-time constants, so javac copies them into this class
@@ -28,9 +28,11 @@ import java.util.Set;
  */
 public final class ArchSyscallTable implements SyscallTable {
     private static final ArchSyscallTable[] TABLES = new ArchSyscallTable[Arch.values().length];
-    private static final int SLOT_BYTES = 16, INDEX_MASK = (1 << GeneratedSyscallTables.INDEX_BITS) - 1;
-    /** GeneratedSyscallTables.INDEX's bytes: a Latin-1 string's copy is one array copy, its reads plain array reads. */
-    private static final byte[] INDEX = GeneratedSyscallTables.INDEX.getBytes(StandardCharsets.ISO_8859_1);
+    /** The layout of GeneratedSyscallTables.INDEX (the generator's SLOT_CHARS, ENTRY_BITS, ENTRY_CHARS...). */
+    private static final int SLOT_CHARS = 3, ENTRY_BITS = 9, ENTRY_MASK = (1 << ENTRY_BITS) - 1,
+            HASH_MASK = (1 << 9) - 1, ENTRY_CHARS = 15, INDEX_MASK = (1 << GeneratedSyscallTables.INDEX_BITS) - 1,
+            ENTRIES = (1 << GeneratedSyscallTables.INDEX_BITS) * SLOT_CHARS;
+    private static final byte[] INDEX = indexBytes();
 
     private final Arch arch;
     /** A generated table (its names are the index's), not one of {@link #parse}. */
@@ -59,41 +61,47 @@ public final class ArchSyscallTable implements SyscallTable {
 
     /** Whether libseccomp knows the name on any architecture (not only jrunc's five). */
     public static boolean known(String name) {
-        return slot(name) >= 0;
+        return entry(name) >= 0;
     }
 
     /**
-     * The name's slot in the index, or -1 when libseccomp does not know the name: the key to
-     * {@link #number(int, Arch)} on every architecture.
+     * The name's entry in the index, or -1 when libseccomp does not know the name: the key to
+     * {@link #number(int, Arch)} on every architecture and to {@link #x86Multiplexer}.
      */
-    public static int slot(String name) {
+    public static int entry(String name) {
         byte[] index = INDEX;
         int hash = name.hashCode();
+        int check = hash & HASH_MASK;
         int slot = (hash * GeneratedSyscallTables.INDEX_SEED) >>> (32 - GeneratedSyscallTables.INDEX_BITS);
         while (true) {
-            int at = slot * SLOT_BYTES;
-            int offset = u16(index, at + 4);
-            if (offset == GeneratedSyscallTables.NO_NUMBER) {
+            int at = slot * SLOT_CHARS;
+            int value = (index[at] & 63) << 12 | (index[at + 1] & 63) << 6 | (index[at + 2] & 63);
+            if (value == 0) {
                 return -1;
             }
-            if ((u16(index, at) << 16 | u16(index, at + 2)) == hash && named(offset, name)) {
-                return slot;
+            int entry = (value & ENTRY_MASK) - 1;
+            if (value >>> ENTRY_BITS == check && named(entry, name)) {
+                return entry;
             }
             slot = (slot + 1) & INDEX_MASK;
         }
     }
 
-    /** Whether UNIVERSE holds exactly name at offset. */
-    private static boolean named(int offset, String name) {
+    /** Whether UNIVERSE holds exactly name at the entry's offset. */
+    private static boolean named(int entry, String name) {
+        byte[] index = INDEX;
+        int at = ENTRIES + entry * ENTRY_CHARS;
+        int offset = (index[at] & 63) << 12 | (index[at + 1] & 63) << 6 | (index[at + 2] & 63);
         String universe = GeneratedSyscallTables.UNIVERSE;
         int end = offset + name.length();
         return universe.regionMatches(offset, name, 0, name.length())
                 && (end == universe.length() || universe.charAt(end) == ' ');
     }
 
-    /** The number on arch of the name in slot ({@link #slot}, not -1), or {@link SyscallTable#ABSENT}. */
-    public static int number(int slot, Arch arch) {
-        int c = u16(INDEX, slot * SLOT_BYTES + 6 + 2 * column(arch));
+    /** The number on arch of the name of entry ({@link #entry}, not -1), or {@link SyscallTable#ABSENT}. */
+    public static int number(int entry, Arch arch) {
+        int at = ENTRIES + entry * ENTRY_CHARS + 3 + 2 * column(arch);
+        int c = (INDEX[at] & 63) << 6 | (INDEX[at + 1] & 63);
         if (c == GeneratedSyscallTables.NO_NUMBER) {
             return ABSENT;
         }
@@ -101,8 +109,23 @@ public final class ArchSyscallTable implements SyscallTable {
         return arch == Arch.X32 ? nr | Arch.X32_SYSCALL_BIT : nr;
     }
 
-    private static int u16(byte[] b, int at) {
-        return (b[at] & 0xff) << 8 | (b[at + 1] & 0xff);
+    /**
+     * For a socket or SysV IPC call that libseccomp's x86 resolves to a multiplexer's pseudo number
+     * (__PNR_socket = -101 ... __PNR_sendmmsg = -120, __PNR_semop = -201 ... __PNR_shmctl = -224), that
+     * number negated; 0 for every other name. The entry is {@link #entry}'s, not -1.
+     */
+    public static int x86Multiplexer(int entry) {
+        int at = ENTRIES + entry * ENTRY_CHARS + 13;
+        return (INDEX[at] & 63) << 6 | (INDEX[at + 1] & 63);
+    }
+
+    /** The index's ASCII chars as bytes: one array copy (Latin-1 to bytes), then plain array reads. */
+    @SuppressWarnings("deprecation")
+    private static byte[] indexBytes() {
+        String index = GeneratedSyscallTables.INDEX;
+        byte[] bytes = new byte[index.length()];
+        index.getBytes(0, bytes.length, bytes, 0);
+        return bytes;
     }
 
     /** The architecture's number column in the index (the generator's ARCH_COLUMNS). */
@@ -196,8 +219,8 @@ public final class ArchSyscallTable implements SyscallTable {
             Integer nr = parsed.byName().get(name);
             return nr == null ? ABSENT : nr;
         }
-        int slot = slot(name);
-        return slot < 0 ? ABSENT : number(slot, arch);
+        int entry = entry(name);
+        return entry < 0 ? ABSENT : number(entry, arch);
     }
 
     /** Exact: on x32 only numbers with the x32 bit have names (without it they are x86-64's calls). */

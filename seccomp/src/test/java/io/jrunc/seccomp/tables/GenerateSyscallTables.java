@@ -175,33 +175,43 @@ public final class GenerateSyscallTables {
         constant(out, "UNIVERSE", new ArrayList<>(universe));
         Index index = index(universe, tables);
         out.append("\n    /**\n")
-                .append("     * The name index ArchSyscallTable looks names up in without parsing anything: ")
-                .append(1 << INDEX_BITS).append(" slots of\n")
-                .append("     * ").append(SLOT_BYTES).append(" bytes (one Latin-1 char each, big-endian), open addressing with linear probing from\n")
-                .append("     * slot {@code (name.hashCode() * INDEX_SEED) >>> (32 - INDEX_BITS)}. A used slot holds its name's\n")
-                .append("     * String.hashCode (4 bytes), its offset in UNIVERSE (2), then its number on x86-64, x86, x32,\n")
-                .append("     * aarch64 and arm (2 each; NO_NUMBER: absent; ARM_PRIVATE and up: ARM's 0x0f0000 plus the rest;\n")
-                .append("     * x32's without the x32 bit); a free slot's offset is NO_NUMBER. The longest probe is ")
-                .append(index.longestProbe).append(" slots.\n")
+                .append("     * The name index ArchSyscallTable looks names up in without parsing anything, in ASCII so that\n")
+                .append("     * resolving the constant is cheap (a non-ASCII char takes the JVM's slow path: about 0.2 ms more\n")
+                .append("     * for 16 KB on a cold JVM). Each char carries 6 bits ('@' + value), fields are big-endian runs\n")
+                .append("     * of chars. First ").append(1 << INDEX_BITS).append(" slots of ").append(SLOT_CHARS)
+                .append(" chars, open addressing with linear probing from slot\n")
+                .append("     * {@code (name.hashCode() * INDEX_SEED) >>> (32 - INDEX_BITS)}: 0 for a free slot, else the low ")
+                .append(HASH_BITS).append(" bits of\n")
+                .append("     * the name's String.hashCode above its entry's number plus one (").append(ENTRY_BITS)
+                .append(" bits). Then the entries, one per\n")
+                .append("     * UNIVERSE name in its order, ").append(ENTRY_CHARS)
+                .append(" chars each: the name's offset in UNIVERSE (3 chars), its number on\n")
+                .append("     * x86-64, x86, x32, aarch64 and arm (2 chars each; NO_NUMBER: absent; ARM_PRIVATE and up: ARM's\n")
+                .append("     * 0x0f0000 plus the rest; x32's without the x32 bit), and on x86 the negated pseudo number\n")
+                .append("     * libseccomp resolves a socketcall or ipc call to (101 to 120, 201 to 224; 0 for other names).\n")
+                .append("     * The longest probe is ").append(index.longestProbe).append(" slots.\n")
                 .append("     */\n")
                 .append("    static final int INDEX_BITS = ").append(INDEX_BITS).append(";\n\n")
                 .append("    /** The multiplier the generator chose for the shortest probes. */\n")
                 .append("    static final int INDEX_SEED = 0x").append(Integer.toHexString(index.seed)).append(";\n\n")
-                .append("    static final int NO_NUMBER = 0xffff, ARM_PRIVATE = 0xf000;\n\n");
-        bytesConstant(out, "INDEX", index.bytes);
+                .append("    static final int NO_NUMBER = 0x").append(Integer.toHexString(NO_NUMBER))
+                .append(", ARM_PRIVATE = 0x").append(Integer.toHexString(ARM_PRIVATE)).append(";\n\n");
+        asciiConstant(out, "INDEX", index.chars);
         out.append("}\n");
         return out.toString();
     }
 
     /** log2 of the index's slots: 1024 for libseccomp 2.5.4's 487 names. */
     static final int INDEX_BITS = 10;
-    /** A slot: the name's hashCode, its offset in UNIVERSE, then its number on each of ARCH_COLUMNS. */
-    static final int SLOT_BYTES = 16;
+    /** A slot: HASH_BITS of the name's hashCode, then ENTRY_BITS of its entry's number plus one. */
+    static final int SLOT_CHARS = 3, HASH_BITS = 9, ENTRY_BITS = 9;
+    /** An entry: the name's offset in UNIVERSE, its number on each of ARCH_COLUMNS, its x86 multiplexer. */
+    static final int ENTRY_CHARS = 3 + 2 * 5 + 2;
     /** The index's number columns, in this order (ArchSyscallTable's column()). */
     static final List<String> ARCH_COLUMNS = List.of("x86_64", "x86", "x32", "aarch64", "arm");
-    static final int NO_NUMBER = 0xffff, ARM_PRIVATE = 0xf000;
+    static final int NO_NUMBER = 0xfff, ARM_PRIVATE = 0xf00;
 
-    record Index(int seed, int longestProbe, byte[] bytes) {}
+    record Index(int seed, int longestProbe, char[] chars) {}
 
     /** The slot a name's probe starts at, as ArchSyscallTable computes it. */
     static int home(String name, int seed) {
@@ -215,88 +225,79 @@ public final class GenerateSyscallTables {
     static Index index(TreeSet<String> universe, Map<String, TreeMap<Integer, String>> tables) {
         int size = 1 << INDEX_BITS;
         check(universe.size() * 2 <= size, "%d names do not fit %d slots at half load", universe.size(), size);
+        check(universe.size() < (1 << ENTRY_BITS), "%d names do not fit %d bits", universe.size(), ENTRY_BITS);
+        List<String> names = new ArrayList<>(universe);
         int bestSeed = 0;
         int best = Integer.MAX_VALUE;
         long state = 0x9E3779B97F4A7C15L;
         for (int attempt = 0; attempt < 20000; attempt++) {
             state = state * 6364136223846793005L + 1442695040888963407L;
             int seed = (int) (state >>> 32) | 1;
-            int longest = place(universe, seed, null);
+            int longest = place(names, seed, new int[size]);
             if (longest < best) {
                 best = longest;
                 bestSeed = seed;
             }
         }
-        int[] slotOf = new int[size];
-        place(universe, bestSeed, slotOf);
-        // name -> offset in UNIVERSE (its names, space-separated, in the TreeSet's order)
-        Map<String, Integer> offsets = new HashMap<>();
-        int offset = 0;
-        for (String name : universe) {
-            offsets.put(name, offset);
-            offset += name.length() + 1;
+        int[] slots = new int[size];
+        place(names, bestSeed, slots);
+        char[] chars = new char[size * SLOT_CHARS + names.size() * ENTRY_CHARS];
+        for (int slot = 0; slot < size; slot++) {
+            int entry = slots[slot];
+            int value = entry == 0 ? 0
+                    : (names.get(entry - 1).hashCode() & ((1 << HASH_BITS) - 1)) << ENTRY_BITS | entry;
+            put(chars, slot * SLOT_CHARS, SLOT_CHARS, value);
         }
-        check(offset - 1 < ARM_PRIVATE, "UNIVERSE is too long for char offsets");
         List<Map<String, Integer>> byName = new ArrayList<>();
         for (String arch : ARCH_COLUMNS) {
             Map<String, Integer> numbers = new HashMap<>();
             tables.get(arch).forEach((nr, name) -> numbers.put(name, nr));
             byName.add(numbers);
         }
-        byte[] bytes = new byte[size * SLOT_BYTES];
-        for (int slot = 0; slot < size; slot++) {
-            put16(bytes, slot * SLOT_BYTES + 4, NO_NUMBER);
-        }
-        for (String name : universe) {
-            int at = slotOf(slotOf, name, universe) * SLOT_BYTES;
-            int hash = name.hashCode();
-            put16(bytes, at, hash >>> 16);
-            put16(bytes, at + 2, hash & 0xffff);
-            put16(bytes, at + 4, offsets.get(name));
+        int x86 = Libseccomp.ARCH_TOKENS.get("x86");
+        int offset = 0;
+        for (int e = 0; e < names.size(); e++) {
+            String name = names.get(e);
+            int at = size * SLOT_CHARS + e * ENTRY_CHARS;
+            put(chars, at, 3, offset);
+            offset += name.length() + 1;
             for (int c = 0; c < ARCH_COLUMNS.size(); c++) {
                 Integer nr = byName.get(c).get(name);
-                put16(bytes, at + 6 + 2 * c, nr == null ? NO_NUMBER : encodeNumber(ARCH_COLUMNS.get(c), nr));
+                put(chars, at + 3 + 2 * c, 2, nr == null ? NO_NUMBER : encodeNumber(ARCH_COLUMNS.get(c), nr));
             }
+            int pseudo = Libseccomp.number(x86, name);
+            put(chars, at + 3 + 2 * ARCH_COLUMNS.size(), 2, isMultiplexed(pseudo) ? -pseudo : 0);
         }
-        return new Index(bestSeed, best, bytes);
+        return new Index(bestSeed, best, chars);
     }
 
-    private static void put16(byte[] bytes, int at, int value) {
-        bytes[at] = (byte) (value >>> 8);
-        bytes[at + 1] = (byte) value;
-    }
-
-    private static int slotOf(int[] slotOf, String name, TreeSet<String> universe) {
-        int entry = universe.headSet(name).size() + 1;
-        for (int i = 0; i < slotOf.length; i++) {
-            if (slotOf[i] == entry) {
-                return i;
-            }
+    /** value as n chars of 6 bits, big-endian, each '@' + its bits (0x40 to 0x7f: ASCII). */
+    private static void put(char[] chars, int at, int n, int value) {
+        check(value >= 0 && value < 1 << (6 * n), "%d does not fit %d chars", value, n);
+        for (int i = n - 1; i >= 0; i--) {
+            chars[at + i] = (char) ('@' + (value & 63));
+            value >>>= 6;
         }
-        throw new IllegalStateException(name + " has no slot");
     }
 
-    /** Places the names (in order) by linear probing; returns the longest probe, fills slotOf (entry + 1). */
-    private static int place(TreeSet<String> universe, int seed, int[] slotOf) {
+    /** Places the names (in order) by linear probing; returns the longest probe, fills slots (entry + 1). */
+    private static int place(List<String> names, int seed, int[] slots) {
         int size = 1 << INDEX_BITS;
-        int[] slots = slotOf != null ? slotOf : new int[size];
         int longest = 0;
-        int entry = 0;
-        for (String name : universe) {
-            entry++;
-            int slot = home(name, seed);
+        for (int e = 0; e < names.size(); e++) {
+            int slot = home(names.get(e), seed);
             int probe = 1;
             while (slots[slot] != 0) {
                 slot = (slot + 1) & (size - 1);
                 probe++;
             }
-            slots[slot] = entry;
+            slots[slot] = e + 1;
             longest = Math.max(longest, probe);
         }
         return longest;
     }
 
-    /** A number as the index holds it (ArchSyscallTable.decode is the inverse). */
+    /** A number as the index holds it (ArchSyscallTable.number is the inverse). */
     static int encodeNumber(String arch, int nr) {
         if (arch.equals("x32")) {
             check((nr & X32_SYSCALL_BIT) != 0, "x32: %#x lacks the x32 bit", nr);
@@ -310,15 +311,17 @@ public final class GenerateSyscallTables {
         return ARM_PRIVATE + (nr - 0x0f0000);
     }
 
-    /** A Latin-1 string constant of arbitrary bytes, as octal escapes, 16 to a line. */
-    static void bytesConstant(StringBuilder out, String name, byte[] bytes) {
+    /** An ASCII string constant, 96 chars to a line (a backslash and DEL escaped). */
+    static void asciiConstant(StringBuilder out, String name, char[] chars) {
         out.append("    static final String ").append(name).append(" =\n");
-        for (int i = 0; i < bytes.length; i += 16) {
+        for (int i = 0; i < chars.length; i += 96) {
             out.append("            \"");
-            for (int j = i; j < Math.min(i + 16, bytes.length); j++) {
-                out.append(String.format("\\%03o", bytes[j] & 0xff));
+            for (int j = i; j < Math.min(i + 96, chars.length); j++) {
+                char c = chars[j];
+                check(c > 0x20 && c < 0x80 && c != '"', "%s: char %d", name, (int) c);
+                out.append(c == '\\' ? "\\\\" : c == 0x7f ? "\\177" : String.valueOf(c));
             }
-            out.append(i + 16 < bytes.length ? "\" +\n" : "\";\n");
+            out.append(i + 96 < chars.length ? "\" +\n" : "\";\n");
         }
     }
 
