@@ -151,6 +151,30 @@ final class RuleDb {
         return add(e, action, conds);
     }
 
+    /**
+     * db_rule_add of an unconditional rule on a real number, which never fails: {@link #add} with no
+     * conditions, the common case (most of a profile's names) without its calls.
+     */
+    void addUnconditional(int nr, int action) {
+        int i = nr - base;
+        if (i >= 0 && i < LOW) {
+            Entry e = low[i];
+            if (e == null) {
+                // what generate makes of no conditions
+                e = new Entry(nr);
+                e.action = action;
+                e.priority = PRI_MASK_CHAIN;
+                low[i] = e;
+                count++;
+                return;
+            }
+            if (e.chains == null) {
+                return; // the first unconditional rule stays
+            }
+        }
+        add(nr, action, null);
+    }
+
     /** db_rule_add for a pseudo syscall number (a negative __PNR_* value): only its errors matter. */
     int addPseudo(String name, int action, Cond[] conds) {
         Entry e = pseudo.get(name);

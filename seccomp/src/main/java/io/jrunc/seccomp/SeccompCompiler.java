@@ -183,9 +183,9 @@ public final class SeccompCompiler {
                 int entry = SyscallTables.entry(name);
                 // x86's multiplexed calls: 100 + socketcall's call number, 200 + ipc's (0: not multiplexed)
                 int mux = hasX86 && entry >= 0 ? SyscallTables.x86Multiplexer(entry) : 0;
+                SyscallTables.numbers(entry, archs, archCount, nrs);
                 for (int f = 0; f < archCount; f++) {
-                    int nr = entry < 0 ? SyscallTable.ABSENT : SyscallTables.number(entry, archs[f]);
-                    nrs[f] = nr;
+                    int nr = nrs[f];
                     if (listedFilter[f] && nr > highestByFilter[f] && !(archs[f] == Arch.X86 && mux != 0)) {
                         highestByFilter[f] = nr;
                     }
@@ -197,6 +197,17 @@ public final class SeccompCompiler {
                     throw new SeccompException("linux.seccomp.syscalls[" + i + "].errnoRet: error adding seccomp"
                             + " rule for syscall " + name + ": errno " + (act & 0xffff)
                             + " is out of libseccomp's range (0 to 4094)");
+                }
+                if (args.isEmpty() && mux == 0) {
+                    // addRule's common case, which cannot fail, in fewer calls (a cold JVM interprets them)
+                    for (int f = 0; f < archCount; f++) {
+                        if (nrs[f] != SyscallTable.ABSENT) {
+                            dbs[f].addUnconditional(nrs[f], act);
+                        } else if (archs[f] != Arch.X86) {
+                            dbs[f].addPseudo(name, act, null);
+                        }
+                    }
+                    continue;
                 }
                 if (args.isEmpty()) {
                     addRule(i, name, mux, act, null, archs, archCount, nrs, dbs);
@@ -408,7 +419,6 @@ public final class SeccompCompiler {
         final RuleDb.Entry[] firstSorted, secondSorted;
 
         int audit;
-        private final RuleDb firstDb, secondDb;
 
         /** No syscall block loads the number (see the constructor): the section decides the default. */
         final boolean blind;
@@ -427,21 +437,21 @@ public final class SeccompCompiler {
             // syscall it is skipped and nothing loads the number: every check compares the arch word.
             boolean accReset = !x86Audit || (primary != null && x32 != null);
             RuleDb first = x32First ? x32 : primary, second = x32First ? primary : x32;
-            this.blind = accReset && headIsPseudo(first, second);
-            this.firstDb = first;
-            this.secondDb = second;
             firstSorted = first == null ? new RuleDb.Entry[0] : first.sorted();
             secondSorted = second == null ? new RuleDb.Entry[0] : second.sorted();
+            this.blind = accReset && headIsPseudo(first, firstSorted, second, secondSorted);
         }
 
-        private static boolean headIsPseudo(RuleDb first, RuleDb second) {
+        private static boolean headIsPseudo(RuleDb first, RuleDb.Entry[] firstSorted, RuleDb second,
+                RuleDb.Entry[] secondSorted) {
             boolean any = false, pseudo = false;
             int best = 0;
-            for (RuleDb db : new RuleDb[] {first, second}) {
+            for (int d = 0; d < 2; d++) {
+                RuleDb db = d == 0 ? first : second;
                 if (db == null) {
                     continue;
                 }
-                for (RuleDb.Entry e : db.sorted()) {
+                for (RuleDb.Entry e : d == 0 ? firstSorted : secondSorted) {
                     if (!any || Integer.compareUnsigned(e.priority, best) > 0) {
                         any = true;
                         best = e.priority;
@@ -486,16 +496,8 @@ public final class SeccompCompiler {
             return list;
         }
 
-        private RuleDb.Entry lookup(int nr) {
-            RuleDb.Entry e = firstDb == null ? null : firstDb.get(nr);
-            if (e == null && secondDb != null) {
-                e = secondDb.get(nr);
-            }
-            return e;
-        }
-
         /** Outcome at number nr: a return value (below 2^32) or BLOCK + index of a chain entry. */
-        long outcome(long nr, ArrayList<RuleDb.Entry> chains) {
+        long outcome(long nr, RuleDb.Entry e, ArrayList<RuleDb.Entry> chains) {
             if (x86Max >= 0 || x32Max >= 0) {
                 boolean bit30 = (nr & BIT30) != 0;
                 if (bit30 ? (x32Max >= 0 && nr > x32Max) : (x86Max >= 0 && nr > x86Max)) {
@@ -513,7 +515,6 @@ public final class SeccompCompiler {
             if (blind) {
                 return defaultAction & 0xffffffffL;
             }
-            RuleDb.Entry e = nr < 0x80000000L ? lookup((int) nr) : null;
             if (e == null) {
                 return defaultAction & 0xffffffffL;
             }
@@ -528,43 +529,60 @@ public final class SeccompCompiler {
         }
 
         void emit(BpfAssembler asm, Chains code, java.util.IdentityHashMap<RuleDb.Entry, Chains.Blk> roots) {
-            long[] points = new long[(firstSorted.length + secondSorted.length) * 2 + 10];
-            int p = 0;
-            points[p++] = 0;
-            for (RuleDb.Entry[] sorted : new RuleDb.Entry[][] {firstSorted, secondSorted}) {
-                for (RuleDb.Entry e : sorted) {
-                    if (e.num >= 0) {
-                        points[p++] = e.num;
-                        points[p++] = e.num + 1L;
-                    }
-                }
-            }
-            points[p++] = BIT30;
-            points[p++] = 0x80000000L;
-            points[p++] = 0xc0000000L;
-            points[p++] = 0xffffffffL;
+            // The numbers where the outcome may change, ascending: each entry's number and the one after
+            // it, and the fixed bounds. The entries come sorted (each filter's, and x86-64's and x32's
+            // numbers never meet), so merging them costs one pass where sorting cost a cold JVM ~0.4 ms.
+            RuleDb.Entry[] entries = merge(firstSorted, secondSorted);
+            long[] bounds = new long[8];
+            int b = 0;
+            bounds[b++] = 0;
+            bounds[b++] = BIT30;
+            bounds[b++] = 0x80000000L;
+            bounds[b++] = 0xc0000000L;
+            bounds[b++] = 0xffffffffL;
             if (max >= 0) {
-                points[p++] = max + 1;
+                bounds[b++] = max + 1;
             }
             if (x86Max >= 0) {
-                points[p++] = x86Max + 1;
+                bounds[b++] = x86Max + 1;
             }
             if (x32Max >= 0) {
-                points[p++] = x32Max + 1;
+                bounds[b++] = x32Max + 1;
             }
-            sort(points, p);
+            sort(bounds, b);
             ArrayList<RuleDb.Entry> chains = new ArrayList<>();
-            long[] starts = new long[p];
-            long[] outcomes = new long[p];
+            int cap = entries.length * 2 + b;
+            long[] starts = new long[cap];
+            long[] outcomes = new long[cap];
             int m = 0;
             long prev = -1;
-            for (int i = 0; i < p; i++) {
-                long start = points[i];
+            int i = 0; // the next entry's number, then the one after it (half = 1)
+            int half = 0;
+            int k = 0; // the next bound
+            int j = 0; // the first entry whose number is not below the point
+            while (i < entries.length || k < b) {
+                long start;
+                long fromEntry = i < entries.length ? entries[i].num + (long) half : Long.MAX_VALUE;
+                if (k < b && bounds[k] <= fromEntry) {
+                    start = bounds[k++];
+                } else {
+                    start = fromEntry;
+                    if (half == 0) {
+                        half = 1;
+                    } else {
+                        half = 0;
+                        i++;
+                    }
+                }
                 if (start == prev || start > 0xffffffffL) {
                     continue;
                 }
                 prev = start;
-                long o = outcome(start, chains);
+                while (j < entries.length && entries[j].num < start) {
+                    j++;
+                }
+                RuleDb.Entry e = j < entries.length && entries[j].num == start ? entries[j] : null;
+                long o = outcome(start, e, chains);
                 if (m > 0 && outcomes[m - 1] == o) {
                     continue;
                 }
@@ -574,22 +592,30 @@ public final class SeccompCompiler {
             tree(asm, starts, outcomes, 0, m - 1, chains, code, roots);
         }
 
-        /** Shell sort: Arrays.sort would load DualPivotQuicksort and its lambdas on a cold JVM. */
-        private static void sort(long[] a, int n) {
-            int gap = 1;
-            while (gap < n / 3) {
-                gap = gap * 3 + 1;
-            }
-            for (; gap > 0; gap /= 3) {
-                for (int i = gap; i < n; i++) {
-                    long v = a[i];
-                    int j = i;
-                    while (j >= gap && a[j - gap] > v) {
-                        a[j] = a[j - gap];
-                        j -= gap;
-                    }
-                    a[j] = v;
+        /** The real entries of both filters by ascending number (as db.c orders each: unsigned). */
+        private static RuleDb.Entry[] merge(RuleDb.Entry[] a, RuleDb.Entry[] b) {
+            RuleDb.Entry[] out = new RuleDb.Entry[a.length + b.length];
+            int i = 0, j = 0, n = 0;
+            while (i < a.length || j < b.length) {
+                if (j == b.length || i < a.length && Integer.compareUnsigned(a[i].num, b[j].num) < 0) {
+                    out[n++] = a[i++];
+                } else {
+                    out[n++] = b[j++];
                 }
+            }
+            return out;
+        }
+
+        /** Insertion sort of the few bounds: Arrays.sort would load DualPivotQuicksort on a cold JVM. */
+        private static void sort(long[] a, int n) {
+            for (int i = 1; i < n; i++) {
+                long v = a[i];
+                int j = i - 1;
+                while (j >= 0 && a[j] > v) {
+                    a[j + 1] = a[j];
+                    j--;
+                }
+                a[j + 1] = v;
             }
         }
 

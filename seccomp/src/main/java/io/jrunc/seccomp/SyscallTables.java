@@ -28,6 +28,11 @@ final class SyscallTables {
         return ArchSyscallTable.number(entry, arch);
     }
 
+    /** The numbers of the name of entry (-1: all ABSENT) on archs[0 .. count - 1], into out. */
+    static void numbers(int entry, Arch[] archs, int count, int[] out) {
+        ArchSyscallTable.numbers(entry, archs, count, out);
+    }
+
     /** x86's multiplexer pseudo number of the name of entry (not -1), negated: 101 to 120 (socketcall), 201 to 224 (ipc), else 0. */
     static int x86Multiplexer(int entry) {
         return ArchSyscallTable.x86Multiplexer(entry);

@@ -109,6 +109,13 @@ public final class ArchSyscallTable implements SyscallTable {
         return arch == Arch.X32 ? nr | Arch.X32_SYSCALL_BIT : nr;
     }
 
+    /** {@link #number(int, Arch)} on archs[0 .. count - 1] into out, in one call; entry -1: all ABSENT. */
+    public static void numbers(int entry, Arch[] archs, int count, int[] out) {
+        for (int f = 0; f < count; f++) {
+            out[f] = entry < 0 ? ABSENT : number(entry, archs[f]);
+        }
+    }
+
     /**
      * For a socket or SysV IPC call that libseccomp's x86 resolves to a multiplexer's pseudo number
      * (__PNR_socket = -101 ... __PNR_sendmmsg = -120, __PNR_semop = -201 ... __PNR_shmctl = -224), that
