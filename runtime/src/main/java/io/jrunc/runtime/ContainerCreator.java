@@ -13,9 +13,9 @@ import io.jrunc.runtime.init.ChildStatus;
 import io.jrunc.runtime.init.ContainerFinisher;
 import io.jrunc.runtime.init.ContainerInit;
 import io.jrunc.runtime.init.ExecutableLookup;
+import io.jrunc.runtime.init.FilterCompilation;
 import io.jrunc.runtime.init.NamespacePlan;
 import io.jrunc.runtime.init.SpawnThread;
-import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.spec.ContainerStatus;
 import io.jrunc.spec.Spec;
 import io.jrunc.spec.SpecException;
@@ -64,7 +64,7 @@ public final class ContainerCreator {
     public static Container create(Path root, CreateOptions options, boolean systemdCgroup, Spec spec) {
         Path bundle = options.bundle().toAbsolutePath().normalize();
         refuseUnsupported(spec, systemdCgroup);
-        CompiledFilter filter = ContainerSeccomp.compile(spec);
+        FilterCompilation filter = ContainerSeccomp.startCompile(spec);
         boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
         if (terminal && options.consoleSocket() == null && options.consoleFd() < 0) {
             throw new ContainerException("cannot allocate tty if runc will detach without setting console socket");

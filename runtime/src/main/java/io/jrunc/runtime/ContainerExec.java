@@ -8,6 +8,7 @@ import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.runtime.init.ChainSpawn;
 import io.jrunc.runtime.init.ChildStatus;
 import io.jrunc.runtime.init.ExecInit;
+import io.jrunc.runtime.init.FilterCompilation;
 import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.runtime.init.SpawnThread;
 import java.io.IOException;
@@ -56,7 +57,7 @@ public final class ContainerExec {
                 consoleFd = UnixSockets.connect(options.consoleSocket().toString());
             }
             ExecInit init = new ExecInit(container.state().pid(), options.process(), container.cgroup(), gateFd,
-                    consoleFd, options.preserveFds(), filter);
+                    consoleFd, options.preserveFds(), filter == null ? null : FilterCompilation.of(filter));
             SpawnThread thread = new SpawnThread("jrunc-exec", init).start();
             try {
                 pid = thread.awaitChild(60_000);

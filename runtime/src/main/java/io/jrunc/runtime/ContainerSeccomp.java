@@ -3,6 +3,7 @@ package io.jrunc.runtime;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Processes;
 import io.jrunc.bindings.UnixSockets;
+import io.jrunc.runtime.init.FilterCompilation;
 import io.jrunc.seccomp.Arch;
 import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.seccomp.SeccompCompiler;
@@ -25,6 +26,24 @@ import java.util.List;
  */
 final class ContainerSeccomp {
     private ContainerSeccomp() {}
+
+    /**
+     * The compile started on a thread of its own (init.FilterCompilation says why), or null when the
+     * config has no linux.seccomp.
+     */
+    static FilterCompilation startCompile(Spec spec) {
+        LinuxSeccomp seccomp = spec.linux() == null ? null : spec.linux().seccomp();
+        if (seccomp == null) {
+            return null;
+        }
+        boolean notify = false;
+        if (seccomp.syscalls() != null) {
+            for (io.jrunc.spec.LinuxSyscall rule : seccomp.syscalls()) {
+                notify |= "SCMP_ACT_NOTIFY".equals(rule.action());
+            }
+        }
+        return FilterCompilation.start(() -> compile(spec), notify);
+    }
 
     /** The compiled filter, or null when the config has none. */
     static CompiledFilter compile(Spec spec) {

@@ -141,7 +141,7 @@ public final class ChainSpawn implements AutoCloseable {
         } else {
             open(gate.path(), FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC);
             open(gate.path(), writeEnd);
-            int gateFd = gateFd(request.preserveFds(), filter);
+            int gateFd = gateFd(request.preserveFds(), filter != null && filter.usesNotify());
             chain.call("close", gateFd);
             record(loaded, "close", gateFd);
         }
@@ -155,8 +155,8 @@ public final class ChainSpawn implements AutoCloseable {
      * descriptors, and after the seccomp listener when the filter has one (it is the lowest free
      * descriptor when the filter is loaded).
      */
-    public static int gateFd(int preserveFds, CompiledFilter filter) {
-        return ProcessLauncher.gateFd(preserveFds) + (filter != null && filter.usesNotify() ? 1 : 0);
+    public static int gateFd(int preserveFds, boolean usesNotify) {
+        return ProcessLauncher.gateFd(preserveFds) + (usesNotify ? 1 : 0);
     }
 
     /** The descriptor the child holds the seccomp listener at (close-on-exec, as the kernel makes it). */

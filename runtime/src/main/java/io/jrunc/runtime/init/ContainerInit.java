@@ -8,7 +8,6 @@ import io.jrunc.bindings.Namespaces;
 import io.jrunc.bindings.Uts;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.ChildPlacement;
-import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.spec.Spec;
 import java.nio.file.Path;
 
@@ -32,7 +31,7 @@ public final class ContainerInit implements SpawnThread.Body {
     private final int preserveFds;
     private final String newKeyring;
     private final ChildPlacement placement;
-    private final CompiledFilter filter;
+    private final FilterCompilation filter;
     private final ProcessSpawn spawn;
     private volatile RootfsBuilder.Prepared prepared;
 
@@ -42,7 +41,7 @@ public final class ContainerInit implements SpawnThread.Body {
      */
     public ContainerInit(Spec spec, Path rootfs, Path execFifo, NamespacePlan namespaces, Cgroup cgroup,
             ChildPlacement placement, boolean noPivot, int consoleSocket, int preserveFds, String newKeyring,
-            CompiledFilter filter) {
+            FilterCompilation filter) {
         this.spec = spec;
         this.rootfs = rootfs;
         this.execFifo = execFifo;
@@ -92,7 +91,7 @@ public final class ContainerInit implements SpawnThread.Body {
 
         CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(), namespaces.creates(CLONE_NEWCGROUP));
         prepared = new RootfsBuilder(spec, rootfs, cgroupMounts).prepare(noPivot, execFifo,
-                ChainSpawn.gateFd(preserveFds, filter));
+                ChainSpawn.gateFd(preserveFds, filter != null && filter.usesNotify()));
 
         if (spec.hostname() != null && !spec.hostname().isEmpty()) {
             requireUts("hostname");

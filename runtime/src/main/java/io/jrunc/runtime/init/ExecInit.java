@@ -3,7 +3,6 @@ package io.jrunc.runtime.init;
 import io.jrunc.bindings.FsContext;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.ChildPlacement;
-import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.spec.Process;
 
 /**
@@ -23,7 +22,7 @@ public final class ExecInit implements SpawnThread.Body {
 
     /** @param filter the container's compiled linux.seccomp, or null (then posix_spawn makes the process) */
     public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds,
-            CompiledFilter filter) {
+            FilterCompilation filter) {
         this.initPid = initPid;
         this.process = process;
         this.cgroup = cgroup;

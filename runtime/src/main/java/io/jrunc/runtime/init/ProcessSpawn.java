@@ -8,12 +8,12 @@ import io.jrunc.seccomp.CompiledFilter;
  * loads the filter and drops the credentials itself (docs/seccomp.md). Shared by create and exec.
  */
 public final class ProcessSpawn {
-    private final CompiledFilter filter;
+    private final FilterCompilation filter;
     private final ChildStatus.Runtime runtime;
     private volatile ChildStatus.Expected expected;
 
     /** Constructed on the creating thread: what the child inherits is read from the host's /proc. */
-    public ProcessSpawn(CompiledFilter filter) {
+    public ProcessSpawn(FilterCompilation filter) {
         this.filter = filter;
         this.runtime = filter == null ? null : ChildStatus.Runtime.read();
     }
@@ -30,8 +30,9 @@ public final class ProcessSpawn {
             self.spawning();
             return ProcessLauncher.spawn(setup.request(), gate, ptySlave);
         }
-        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, ptySlave, setup.credentials(), filter, runtime)) {
-            PreExecCheck.check(filter, chain.afterLoad());
+        CompiledFilter compiled = filter.get();
+        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, ptySlave, setup.credentials(), compiled, runtime)) {
+            PreExecCheck.check(compiled, chain.afterLoad());
             expected = ChildStatus.expected(setup.credentials(), true, runtime);
             self.spawning();
             return chain.spawn();

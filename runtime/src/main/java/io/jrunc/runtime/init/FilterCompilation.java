@@ -1,0 +1,71 @@
+package io.jrunc.runtime.init;
+
+import io.jrunc.seccomp.CompiledFilter;
+import java.util.function.Supplier;
+
+/**
+ * A container's seccomp filter, possibly still being compiled. create compiles on a platform thread of
+ * its own, started before the cgroup and the spawning thread, so that on a machine with a second core
+ * the compile (a few milliseconds of interpreted code on a cold JVM) overlaps the container's setup;
+ * the spawning thread needs the program only when it builds the child's chain ({@link ProcessSpawn}).
+ * A compile error surfaces there, and create undoes what it made, as for any other failure.
+ */
+public final class FilterCompilation {
+    private final boolean usesNotify;
+    private final Thread thread;
+    private volatile CompiledFilter filter;
+    private volatile RuntimeException failure;
+
+    private FilterCompilation(boolean usesNotify, Thread thread, CompiledFilter filter) {
+        this.usesNotify = usesNotify;
+        this.thread = thread;
+        this.filter = filter;
+    }
+
+    /** Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says. */
+    public static FilterCompilation start(Supplier<CompiledFilter> compile, boolean usesNotify) {
+        FilterCompilation[] self = new FilterCompilation[1];
+        Thread thread = Thread.ofPlatform().name("jrunc-seccomp").daemon(true).unstarted(() -> {
+            try {
+                self[0].filter = compile.get();
+            } catch (RuntimeException e) {
+                self[0].failure = e;
+            }
+        });
+        self[0] = new FilterCompilation(usesNotify, thread, null);
+        thread.start();
+        return self[0];
+    }
+
+    /** An already compiled filter (exec compiles before it does anything else). */
+    public static FilterCompilation of(CompiledFilter filter) {
+        return new FilterCompilation(filter.usesNotify(), null, filter);
+    }
+
+    /** Whether a rule notifies, known before the compile ends: the child's descriptors depend on it. */
+    public boolean usesNotify() {
+        return usesNotify;
+    }
+
+    /** The filter, waiting for the compile; its failure is rethrown. */
+    public CompiledFilter get() {
+        if (thread != null) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    thread.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return filter;
+    }
+}
