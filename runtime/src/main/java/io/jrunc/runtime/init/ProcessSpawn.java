@@ -16,6 +16,9 @@ public final class ProcessSpawn {
     public ProcessSpawn(FilterCompilation filter) {
         this.filter = filter;
         this.runtime = filter == null ? null : ChildStatus.Runtime.read();
+        if (filter != null) {
+            SpawnThread.openSeccompJar();
+        }
     }
 
     /** What the child must show in /proc/PID/status once at the gate ({@link ChildStatus}); null for posix_spawn. */

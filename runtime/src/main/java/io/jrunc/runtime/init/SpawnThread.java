@@ -64,12 +64,22 @@ public final class SpawnThread {
             return;
         }
         for (Class<?> inEachJar : List.of(SpawnThread.class, io.jrunc.bindings.Errno.class,
-                io.jrunc.spec.Spec.class, io.jrunc.cgroups.Cgroup.class, io.jrunc.seccomp.Arch.class)) {
+                io.jrunc.spec.Spec.class, io.jrunc.cgroups.Cgroup.class)) {
             if (ClassLoader.getSystemResource(inEachJar.getName().replace('.', '/') + ".class") == null) {
                 throw new IllegalStateException("class path without " + inEachJar.getName());
             }
         }
         classPathOpen = true;
+    }
+
+    /**
+     * Opens the seccomp module's jar too, which comes after those in the class path: only a process
+     * with a filter needs its classes on the spawning thread, and opening a jar costs every create.
+     */
+    static void openSeccompJar() {
+        if (ClassLoader.getSystemResource(io.jrunc.seccomp.Arch.class.getName().replace('.', '/') + ".class") == null) {
+            throw new IllegalStateException("class path without " + io.jrunc.seccomp.Arch.class.getName());
+        }
     }
 
     /** Called by the body on its own thread just before it spawns. */
