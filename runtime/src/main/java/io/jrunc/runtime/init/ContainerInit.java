@@ -68,6 +68,7 @@ public final class ContainerInit implements SpawnThread.Body {
 
     @Override
     public int run(SpawnThread self) throws Exception {
+        spawn.awaitFilter();
         FsContext.unshare();
         for (NamespacePlan.Join join : namespaces.joins()) {
             int fd = FileDescriptors.open(join.path(), FileDescriptors.O_RDONLY | FileDescriptors.O_CLOEXEC);

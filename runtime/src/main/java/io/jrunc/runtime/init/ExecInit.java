@@ -43,6 +43,7 @@ public final class ExecInit implements SpawnThread.Body {
 
     @Override
     public int run(SpawnThread self) throws Exception {
+        spawn.awaitFilter();
         FsContext.unshare();
         try (InitNamespaces namespaces = InitNamespaces.open(initPid, InitNamespaces.ALL)) {
             placement = cgroup.placeForChildren(self.tid());

@@ -9,12 +9,16 @@ import java.util.function.Supplier;
  * the compile (a few milliseconds of interpreted code on a cold JVM) overlaps the container's setup;
  * the spawning thread needs the program only when it builds the child's chain ({@link ProcessSpawn}).
  * A compile error surfaces there, and create undoes what it made, as for any other failure.
+ *
+ * <p>The same thread first opens the seccomp module's jar (~3 ms), which the spawning thread needs open
+ * before it leaves the host's root ({@link SpawnThread#openSeccompJar}); the spawning thread therefore
+ * waits for this compilation ({@link #get}) before anything else.
  */
 public final class FilterCompilation {
     private final boolean usesNotify;
     private final Thread thread;
     private volatile CompiledFilter filter;
-    private volatile RuntimeException failure;
+    private volatile Throwable failure;
 
     private FilterCompilation(boolean usesNotify, Thread thread, CompiledFilter filter) {
         this.usesNotify = usesNotify;
@@ -27,8 +31,9 @@ public final class FilterCompilation {
         FilterCompilation[] self = new FilterCompilation[1];
         Thread thread = Thread.ofPlatform().name("jrunc-seccomp").daemon(true).unstarted(() -> {
             try {
+                SpawnThread.openSeccompJar();
                 self[0].filter = compile.get();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 self[0].failure = e;
             }
         });
@@ -39,6 +44,7 @@ public final class FilterCompilation {
 
     /** An already compiled filter (exec compiles before it does anything else). */
     public static FilterCompilation of(CompiledFilter filter) {
+        SpawnThread.openSeccompJar();
         return new FilterCompilation(filter.usesNotify(), null, filter);
     }
 
@@ -63,8 +69,11 @@ public final class FilterCompilation {
                 Thread.currentThread().interrupt();
             }
         }
-        if (failure != null) {
-            throw failure;
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure instanceof Error e) {
+            throw e;
         }
         return filter;
     }

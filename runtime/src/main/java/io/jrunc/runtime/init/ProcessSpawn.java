@@ -16,14 +16,21 @@ public final class ProcessSpawn {
     public ProcessSpawn(FilterCompilation filter) {
         this.filter = filter;
         this.runtime = filter == null ? null : ChildStatus.Runtime.read();
-        if (filter != null) {
-            SpawnThread.openSeccompJar();
-        }
     }
 
     /** What the child must show in /proc/PID/status once at the gate ({@link ChildStatus}); null for posix_spawn. */
     public ChildStatus.Expected expected() {
         return expected;
+    }
+
+    /**
+     * Called by the spawning thread first, while its root is still the host's: waits for the filter's
+     * compilation, which opens the seccomp jar the thread's later class loads may need.
+     */
+    void awaitFilter() {
+        if (filter != null) {
+            filter.get();
+        }
     }
 
     /** Spawns from the calling (prepared) thread and returns the pid once the child has exec'd. */
