@@ -191,9 +191,12 @@ public final class Container implements AutoCloseable {
 
     /** The OCI state as hooks and the seccomp listener receive it. */
     State ociState() {
-        Status status = status();
-        return new State(state.ociVersion(), state.id(), ContainerStatus.valueOf(status.name()),
-                status == Status.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
+        return ociState(ContainerStatus.valueOf(status().name()));
+    }
+
+    private State ociState(ContainerStatus status) {
+        return new State(state.ociVersion(), state.id(), status,
+                status == ContainerStatus.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
     }
 
     /** The OCI state document hooks receive on stdin. */
@@ -206,9 +209,7 @@ public final class Container implements AutoCloseable {
      * (prestart, createRuntime, createContainer) see "creating", as with runc.
      */
     byte[] ociStateJson(ContainerStatus status) {
-        State s = new State(state.ociVersion(), state.id(), status,
-                status == ContainerStatus.STOPPED ? null : state.pid(), state.bundle(), state.annotations());
-        return Json.write(s).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return Json.write(ociState(status)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**

@@ -109,16 +109,13 @@ public final class ChainSpawn implements AutoCloseable {
         } else {
             sys("close_range", low, 0xffffffffL, 0);
         }
-        long program = 0;
-        if (filter != null) {
-            byte[] code = filter.program().toBytes();
-            ByteBuffer fprog = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
-            fprog.putShort(0, (short) filter.program().size());
-            fprog.putLong(8, chain.bytes(code));
-            program = chain.bytes(fprog.array());
-        }
+        // struct sock_fprog: the instruction count, then (after padding) the instructions' address
+        ByteBuffer fprog = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
+        fprog.putShort(0, (short) filter.program().size());
+        fprog.putLong(8, chain.bytes(filter.program().toBytes()));
+        long program = chain.bytes(fprog.array());
         boolean nnp = credentials.noNewPrivileges();
-        if (filter != null && !nnp) {
+        if (!nnp) {
             load(filter, program);
         }
         credentialSteps(credentials, runtime.bounding());
@@ -127,7 +124,7 @@ public final class ChainSpawn implements AutoCloseable {
         if (nnp) {
             sys("prctl", Prctl.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         }
-        if (filter != null && nnp) {
+        if (nnp) {
             load(filter, program);
         }
         chain.unblockSignals();
@@ -141,7 +138,7 @@ public final class ChainSpawn implements AutoCloseable {
         } else {
             open(gate.path(), FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC);
             open(gate.path(), writeEnd);
-            int gateFd = gateFd(request.preserveFds(), filter != null && filter.usesNotify());
+            int gateFd = gateFd(request.preserveFds(), filter.usesNotify());
             chain.call("close", gateFd);
             record(loaded, "close", gateFd);
         }

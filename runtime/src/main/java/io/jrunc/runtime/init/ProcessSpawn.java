@@ -43,7 +43,7 @@ public final class ProcessSpawn {
         CompiledFilter compiled = filter.get();
         try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, ptySlave, setup.credentials(), compiled, runtime)) {
             PreExecCheck.check(compiled, chain.afterLoad());
-            expected = ChildStatus.expected(setup.credentials(), true, runtime);
+            expected = ChildStatus.expected(setup.credentials(), runtime);
             self.spawning();
             return chain.spawn();
         }
