@@ -2,6 +2,7 @@ package io.jrunc.bindings;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
@@ -126,12 +127,17 @@ public final class PosixSpawn implements AutoCloseable {
         return pid.get(JAVA_INT, 0);
     }
 
+    /**
+     * A NULL-terminated array of C strings (the allocation is zeroed, so the last slot is NULL). The
+     * addresses are written as longs: on a cold JVM the first access through the ADDRESS layout links
+     * its method handles, which measured 4.6 to 8.8 ms per create here, while JAVA_LONG accesses are
+     * linked already.
+     */
     private MemorySegment strings(List<String> values) {
-        MemorySegment array = arena.allocate(ADDRESS, values.size() + 1);
+        MemorySegment array = arena.allocate(8L * (values.size() + 1), 8);
         for (int i = 0; i < values.size(); i++) {
-            array.setAtIndex(ADDRESS, i, arena.allocateFrom(values.get(i)));
+            array.set(JAVA_LONG, 8L * i, arena.allocateFrom(values.get(i)).address());
         }
-        array.setAtIndex(ADDRESS, values.size(), MemorySegment.NULL);
         return array;
     }
 

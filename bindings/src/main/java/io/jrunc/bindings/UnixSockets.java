@@ -111,7 +111,7 @@ public final class UnixSockets {
             MemorySegment payload = arena.allocate(Math.max(1, data.length));
             MemorySegment.copy(data, 0, payload, JAVA_BYTE, 0, data.length);
             MemorySegment iov = arena.allocate(IOVEC_SIZE, 8);
-            iov.set(ADDRESS, IOV_BASE, payload);
+            iov.set(JAVA_LONG, IOV_BASE, payload.address());
             iov.set(JAVA_LONG, IOV_LEN, data.length);
             MemorySegment control = arena.allocate(CMSG_SPACE_ONE_FD, 8);
             control.set(JAVA_LONG, CMSG_LEN, CMSG_LEN_ONE_FD);
@@ -130,7 +130,7 @@ public final class UnixSockets {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment payload = arena.allocate(maxData);
             MemorySegment iov = arena.allocate(IOVEC_SIZE, 8);
-            iov.set(ADDRESS, IOV_BASE, payload);
+            iov.set(JAVA_LONG, IOV_BASE, payload.address());
             iov.set(JAVA_LONG, IOV_LEN, maxData);
             MemorySegment control = arena.allocate(64, 8);
             MemorySegment msg = message(arena, iov, control, 64);
@@ -148,10 +148,12 @@ public final class UnixSockets {
     }
 
     private static MemorySegment message(Arena arena, MemorySegment iov, MemorySegment control, long controlLength) {
+        // Pointers are stored as longs: the first access through the ADDRESS layout costs a cold JVM
+        // milliseconds of linking (PosixSpawn#strings), and create sends the console over this path.
         MemorySegment msg = arena.allocate(MSGHDR_SIZE, 8);
-        msg.set(ADDRESS, MSG_IOV, iov);
+        msg.set(JAVA_LONG, MSG_IOV, iov.address());
         msg.set(JAVA_LONG, MSG_IOVLEN, 1);
-        msg.set(ADDRESS, MSG_CONTROL, control);
+        msg.set(JAVA_LONG, MSG_CONTROL, control.address());
         msg.set(JAVA_LONG, MSG_CONTROLLEN, controlLength);
         return msg;
     }
