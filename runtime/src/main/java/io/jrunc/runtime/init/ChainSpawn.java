@@ -52,12 +52,13 @@ public final class ChainSpawn implements AutoCloseable {
 
     /**
      * Builds the chain. {@code gate.opathFd() < 0}: the gate is a path in the container's root, to be
-     * opened O_PATH at the lowest free descriptor, which must be {@code gatePathFd}.
+     * opened O_PATH at the lowest free descriptor, which must be {@code gatePathFd}. {@code program} is
+     * the filter's program as {@code struct sock_filter[]} ({@link FilterCompilation#programBytes}).
      */
     public static ChainSpawn of(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, CompiledFilter filter, ChildStatus.Runtime runtime) {
+            ProcessCredentials credentials, CompiledFilter filter, byte[] program, ChildStatus.Runtime runtime) {
         ChainSpawn spawn = new ChainSpawn();
-        spawn.build(request, gate, ptySlave, credentials, filter, runtime);
+        spawn.build(request, gate, ptySlave, credentials, filter, program, runtime);
         return spawn;
     }
 
@@ -82,7 +83,7 @@ public final class ChainSpawn implements AutoCloseable {
     }
 
     private void build(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, CompiledFilter filter, ChildStatus.Runtime runtime) {
+            ProcessCredentials credentials, CompiledFilter filter, byte[] programBytes, ChildStatus.Runtime runtime) {
         long handled = runtime.handledSignals();
         int low = ProcessLauncher.gateFd(request.preserveFds());
         long dfl = chain.zeroed(KERNEL_SIGACTION_SIZE); // SIG_DFL, no flags, empty mask
@@ -112,7 +113,7 @@ public final class ChainSpawn implements AutoCloseable {
         // struct sock_fprog: the instruction count, then (after padding) the instructions' address
         ByteBuffer fprog = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
         fprog.putShort(0, (short) filter.program().size());
-        fprog.putLong(8, chain.bytes(filter.program().toBytes()));
+        fprog.putLong(8, chain.bytes(programBytes));
         long program = chain.bytes(fprog.array());
         boolean nnp = credentials.noNewPrivileges();
         if (!nnp) {

@@ -78,8 +78,10 @@ public final class ChildStatus {
         }
     }
 
+    /** As /proc shows a mask: 16 hex digits. Not String.format, whose first use costs a cold JVM a millisecond. */
     private static String hex(long mask) {
-        return String.format("%016x", mask);
+        String digits = Long.toHexString(mask);
+        return "0".repeat(16 - digits.length()) + digits;
     }
 
     private static Map<String, String> read(Path status) {

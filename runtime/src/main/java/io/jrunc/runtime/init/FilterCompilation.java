@@ -18,12 +18,14 @@ public final class FilterCompilation {
     private final boolean usesNotify;
     private final Thread thread;
     private volatile CompiledFilter filter;
+    private volatile byte[] programBytes;
     private volatile Throwable failure;
 
     private FilterCompilation(boolean usesNotify, Thread thread, CompiledFilter filter) {
         this.usesNotify = usesNotify;
         this.thread = thread;
         this.filter = filter;
+        this.programBytes = filter == null ? null : filter.program().toBytes();
     }
 
     /** Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says. */
@@ -32,7 +34,10 @@ public final class FilterCompilation {
         Thread thread = Thread.ofPlatform().name("jrunc-seccomp").daemon(true).unstarted(() -> {
             try {
                 SpawnThread.openSeccompJar();
-                self[0].filter = compile.get();
+                CompiledFilter compiled = compile.get();
+                // serialized here too: ~0.5 ms of interpreted code the spawning thread would pay
+                self[0].programBytes = compiled.program().toBytes();
+                self[0].filter = compiled;
             } catch (RuntimeException | Error e) {
                 self[0].failure = e;
             }
@@ -51,6 +56,11 @@ public final class FilterCompilation {
     /** Whether a rule notifies, known before the compile ends: the child's descriptors depend on it. */
     public boolean usesNotify() {
         return usesNotify;
+    }
+
+    /** The program as the kernel takes it ({@code struct sock_filter[]}), once {@link #get} has returned. */
+    public byte[] programBytes() {
+        return programBytes;
     }
 
     /** The filter, waiting for the compile; its failure is rethrown. */

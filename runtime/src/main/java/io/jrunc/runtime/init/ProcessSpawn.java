@@ -41,7 +41,8 @@ public final class ProcessSpawn {
             return ProcessLauncher.spawn(setup.request(), gate, ptySlave);
         }
         CompiledFilter compiled = filter.get();
-        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, ptySlave, setup.credentials(), compiled, runtime)) {
+        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, ptySlave, setup.credentials(), compiled,
+                filter.programBytes(), runtime)) {
             PreExecCheck.check(compiled, chain.afterLoad());
             expected = ChildStatus.expected(setup.credentials(), runtime);
             self.spawning();
