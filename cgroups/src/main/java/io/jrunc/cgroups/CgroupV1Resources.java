@@ -8,7 +8,9 @@ import io.jrunc.spec.LinuxBlockIO;
 import io.jrunc.spec.LinuxCPU;
 import io.jrunc.spec.LinuxDeviceCgroup;
 import io.jrunc.spec.LinuxHugepageLimit;
+import io.jrunc.spec.LinuxInterfacePriority;
 import io.jrunc.spec.LinuxMemory;
+import io.jrunc.spec.LinuxNetwork;
 import io.jrunc.spec.LinuxResources;
 import io.jrunc.spec.LinuxThrottleDevice;
 import io.jrunc.spec.LinuxWeightDevice;
@@ -53,6 +55,7 @@ final class CgroupV1Resources {
         setPids(r);
         setBlkio(r.blockIO());
         setHugetlb(r.hugepageLimits());
+        setNetwork(r.network());
     }
 
     /** The directory of a controller that has something to write; runc's error when there is none. */
@@ -60,6 +63,36 @@ final class CgroupV1Resources {
         Path dir = byController.get(controller);
         if (dir == null) {
             throw new CgroupException("cannot set " + controller + " limit: container could not join or create cgroup");
+        }
+        return dir;
+    }
+
+    /**
+     * net_cls.classid and net_prio.ifpriomap, as runc's fs NetCls and NetPrio write them. A host
+     * without the hierarchy gets runc's error with the field in front: the runtime-spec says a runtime
+     * MUST fail on a value it cannot apply (jrunc ignored these before, exiting 0).
+     */
+    void setNetwork(LinuxNetwork n) throws CgroupException {
+        if (n == null) {
+            return;
+        }
+        if (n.classID() != null && n.classID() != 0) {
+            Path dir = networkDir("net_cls", "linux.resources.network.classID");
+            write(dir, "net_cls.classid", Long.toString(n.classID()));
+        }
+        if (n.priorities() != null && !n.priorities().isEmpty()) {
+            Path dir = networkDir("net_prio", "linux.resources.network.priorities");
+            for (LinuxInterfacePriority p : n.priorities()) {
+                write(dir, "net_prio.ifpriomap", p.name() + " " + (p.priority() == null ? 0 : p.priority()));
+            }
+        }
+    }
+
+    private Path networkDir(String controller, String field) throws CgroupException {
+        Path dir = byController.get(controller);
+        if (dir == null) {
+            throw new CgroupException(field + ": cannot set " + controller + " limit: container could not join or"
+                    + " create cgroup (this host has no " + controller + " hierarchy mounted)");
         }
         return dir;
     }

@@ -33,6 +33,7 @@ final class CgroupV2Resources {
 
     void apply(LinuxResources resources, CgroupV2DeviceFilter devices) throws CgroupException {
         LinuxResources r = AbsentAsEmpty.of(resources);
+        refuseNetwork(r);
         Set<String> controllers = new LinkedHashSet<>(neededControllers(r));
         Set<String> optional = unifiedControllers(r.unified());
         optional.removeAll(controllers);
@@ -54,6 +55,25 @@ final class CgroupV2Resources {
         setCpuset(r.cpu());
         setHugetlb(r.hugepageLimits());
         setUnified(r.unified());
+    }
+
+    /**
+     * net_cls and net_prio are cgroup v1 controllers with no v2 counterpart (the kernel's cgroup-v2.rst
+     * leaves packet classification to the network stack): a value for them cannot be applied, and the
+     * runtime-spec says a runtime MUST then fail (docs/cgroups.md).
+     */
+    static void refuseNetwork(LinuxResources r) throws CgroupException {
+        if (r.network() == null) {
+            return;
+        }
+        if (r.network().classID() != null && r.network().classID() != 0) {
+            throw new CgroupException("linux.resources.network.classID: cannot set net_cls limit: cgroup v2 has no"
+                    + " net_cls controller");
+        }
+        if (r.network().priorities() != null && !r.network().priorities().isEmpty()) {
+            throw new CgroupException("linux.resources.network.priorities: cannot set net_prio limit: cgroup v2 has"
+                    + " no net_prio controller");
+        }
     }
 
     /**

@@ -4,13 +4,16 @@ import static io.jrunc.cgroups.Resources.cpu;
 import static io.jrunc.cgroups.Resources.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrunc.bindings.Errno;
 import io.jrunc.spec.LinuxBlockIO;
 import io.jrunc.spec.LinuxCPU;
 import io.jrunc.spec.LinuxDeviceCgroup;
 import io.jrunc.spec.LinuxHugepageLimit;
+import io.jrunc.spec.LinuxInterfacePriority;
 import io.jrunc.spec.LinuxMemory;
+import io.jrunc.spec.LinuxNetwork;
 import io.jrunc.spec.LinuxResources;
 import io.jrunc.spec.LinuxThrottleDevice;
 import java.nio.file.Path;
@@ -220,5 +223,34 @@ class CgroupV1ResourcesTest {
     void unifiedIsRefusedOnV1AsRuncRefusesIt() {
         CgroupException e = assertThrows(CgroupException.class, () -> apply(Resources.unified(Map.of("memory.high", "1"))));
         assertEquals("invalid configuration: cannot use unified on cgroup v1", e.getMessage());
+    }
+
+    private static LinuxResources network(Long classID, List<LinuxInterfacePriority> priorities) {
+        return new LinuxResources(null, null, null, null, null, null, new LinuxNetwork(classID, priorities), null, null);
+    }
+
+    @Test
+    void networkGoesToNetClsAndNetPrio() throws Exception {
+        dirs.put("net_cls", tmp.resolve("net_cls/ctr"));
+        dirs.put("net_prio", tmp.resolve("net_prio/ctr"));
+        fs.file("net_cls/ctr/net_cls.classid", "").file("net_prio/ctr/net_prio.ifpriomap", "");
+        apply(network(0x100001L, List.of(new LinuxInterfacePriority("lo", 7L), new LinuxInterfacePriority("eth0", 3L))));
+        assertEquals(List.of("net_cls/net_cls.classid=1048577", "net_prio/net_prio.ifpriomap=lo 7",
+                "net_prio/net_prio.ifpriomap=eth0 3"), writes());
+    }
+
+    @Test
+    void networkWithoutItsHierarchyNamesTheFieldAndTheController() {
+        CgroupException e = assertThrows(CgroupException.class, () -> apply(network(1L, null)));
+        assertEquals("linux.resources.network.classID: cannot set net_cls limit: container could not join or create"
+                + " cgroup (this host has no net_cls hierarchy mounted)", e.getMessage());
+        e = assertThrows(CgroupException.class, () -> apply(network(null, List.of(new LinuxInterfacePriority("lo", 1L)))));
+        assertTrue(e.getMessage().startsWith("linux.resources.network.priorities: cannot set net_prio limit"), e.getMessage());
+    }
+
+    @Test
+    void anEmptyNetworkWritesNothing() throws Exception {
+        apply(network(0L, List.of()));
+        assertEquals(List.of(), writes());
     }
 }

@@ -297,4 +297,13 @@ class CgroupV2ResourcesTest {
         assertEquals("cannot apply 1 device rule(s) to " + ctr
                 + ": cgroup v2 device rules need the BPF device filter, and none was given", e.getMessage());
     }
+
+    @Test
+    void networkHasNoV2ControllerAndIsRefusedByField() {
+        CgroupException e = assertThrows(CgroupException.class, () -> apply(new LinuxResources(null, null, null, null,
+                null, null, new io.jrunc.spec.LinuxNetwork(5L, null), null, null)));
+        assertEquals("linux.resources.network.classID: cannot set net_cls limit: cgroup v2 has no net_cls controller",
+                e.getMessage());
+        assertEquals(List.of(), writes(), "nothing written before the refusal");
+    }
 }

@@ -7,16 +7,26 @@ import java.util.concurrent.Callable;
 
 /**
  * Runs code on a throwaway platform thread that has joined a container's namespaces (every one of
- * ipc, uts, net, pid, mnt and cgroup that differs from the runtime's) but whose root directory is the
- * host's again. This is the context runc gives createContainer and startContainer hooks (it runs them
- * in the container's namespaces before pivot_root): processes spawned here are in the container's
- * namespaces, while the hook's path and interpreter resolve on the host, as the runtime-spec says.
- * The host root is reached through a descriptor opened before joining the mount namespace.
+ * ipc, uts, net, pid, mnt and cgroup that differs from the runtime's), with either root:
+ *
+ * <ul>
+ *   <li>the host's again ({@link Root#HOST}): the context of createContainer hooks, which the
+ *       runtime-spec runs in the container's namespaces with their path resolved in the runtime's
+ *       (runc runs them before pivot_root). The host root is reached through a descriptor opened
+ *       before joining the mount namespace.
+ *   <li>the container's ({@link Root#CONTAINER}), which joining its mount namespace gives: the context
+ *       of startContainer hooks, whose path resolves in the container and which runc runs from the
+ *       container's init after pivot_root, so that what they write lands in the container's root.
+ * </ul>
  */
 final class ContainerNamespaces {
     private ContainerNamespaces() {}
 
-    static <T> T call(int pid, Callable<T> body) throws Exception {
+    enum Root { HOST, CONTAINER }
+
+    static <T> T call(int pid, Root root, Callable<T> body) throws Exception {
+        // Behind the container's root the class path's jars no longer resolve: open them first.
+        io.jrunc.runtime.init.SpawnThread.openClassPath();
         Object[] result = new Object[1];
         Throwable[] failure = new Throwable[1];
         Thread t = Thread.ofPlatform().name("jrunc-hooks").unstarted(() -> {
@@ -28,8 +38,10 @@ final class ContainerNamespaces {
                 try (InitNamespaces namespaces = InitNamespaces.open(pid, InitNamespaces.ALL)) {
                     namespaces.join();
                 }
-                FsContext.fchdir(hostRoot);
-                FsContext.chroot(".");
+                if (root == Root.HOST) {
+                    FsContext.fchdir(hostRoot);
+                    FsContext.chroot(".");
+                }
                 FsContext.chdir("/");
                 result[0] = body.call();
             } catch (Throwable e) {

@@ -83,7 +83,9 @@ final class Hooks {
             return;
         }
         try {
-            ContainerNamespaces.call(c.state().pid(), () -> {
+            ContainerNamespaces.Root root = kind.equals("startContainer") ? ContainerNamespaces.Root.CONTAINER
+                    : ContainerNamespaces.Root.HOST;
+            ContainerNamespaces.call(c.state().pid(), root, () -> {
                 HookRunner.run(kind, hooks, json);
                 return null;
             });

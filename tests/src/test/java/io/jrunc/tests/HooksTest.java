@@ -1,6 +1,7 @@
 package io.jrunc.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -120,5 +121,34 @@ class HooksTest {
             assertTrue(cmdline == null || !cmdline.contains(sleepArg), "timed-out hook still running: " + p);
         }
         assertEquals(List.of(), sb.leftovers());
+    }
+
+    /**
+     * The runtime-spec resolves a startContainer hook's path in the container and runs it in the
+     * container's namespaces before the program: what it writes lands in the container's root, as with
+     * runc (which runs it from the container's init after pivot_root), never on the host. A createContainer
+     * hook's path still resolves on the host.
+     */
+    @Test
+    void startContainerHookRunsBehindTheContainersRoot(Sandbox sb) throws Exception {
+        String proof = "/hookproof-" + ProcessHandle.current().pid();
+        Path createScript = Files.createDirectories(sb.file("host-hooks")).resolve("create.sh");
+        Files.writeString(createScript, "#!/bin/sh\necho created > \"$1\"\n");
+        Files.setPosixFilePermissions(createScript, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path createdMark = sb.file("host-hooks").resolve("created");
+        for (Jrunc runtime : List.of(sb.jrunc(), sb.runc())) {
+            // /bin/sh here is the container's busybox: the host's path would be /bin/sh too, so the
+            // file it writes is what tells the roots apart
+            Bundle b = sb.bundle().args("true")
+                    .hook("startContainer", Path.of("/bin/sh"), 10, "-c", "echo started > " + proof)
+                    .hook("createContainer", createScript, 10, createdMark.toString());
+            String id = sb.id("starthook");
+            runtime.in(b.dir(), "run", id).ok();
+            assertEquals("started\n", Files.readString(b.rootfs().resolve(proof.substring(1))),
+                    runtime.binary() + ": the startContainer hook's file is not in the container's root");
+            assertFalse(Files.exists(Path.of(proof)), runtime.binary() + ": the startContainer hook wrote on the host");
+            assertEquals("created\n", Files.readString(createdMark), runtime.binary() + ": createContainer hook");
+            Files.delete(createdMark);
+        }
     }
 }

@@ -23,9 +23,9 @@ import java.util.Map;
  * its pid namespace from the task that mounts it, and no JVM thread can be inside the container's pid
  * namespace, so each proc mount is built on the host with the "pidns" parameter naming that namespace
  * (/proc/PID/ns/pid), then attached from a thread that joined the container's namespaces, over the
- * small tmpfs that held the gate. With /proc in place: masked and read-only paths, the read-only
- * root, and sysctls (written in the container's network and IPC namespaces, which decide what
- * /proc/sys/net and /proc/sys/kernel/shm* mean).
+ * small tmpfs that held the gate. With /proc in place: sysctls (written in the container's network
+ * and IPC namespaces, which decide what /proc/sys/net and /proc/sys/kernel/shm* mean), then masked
+ * and read-only paths and the read-only root.
  *
  * <p>The "pidns" parameter of procfs needs Linux 6.18 or later. On older kernels a libc-only child
  * created in the container's pid namespace mounts procfs instead (LibcChain), and the mount is
@@ -88,8 +88,10 @@ public final class ContainerFinisher {
                     MountApi.moveMount(procFds.get(i), proc.destination());
                 }
             }
-            RootfsBuilder.finish(spec);
+            // sysctls first, as runc writes them: Docker lists /proc/sys among the read-only paths
+            // and sends sysctls for every container with its own network namespace
             writeSysctls(spec);
+            RootfsBuilder.finish(spec);
         } finally {
             procFds.forEach(FileDescriptors::closeQuietly);
         }

@@ -112,6 +112,12 @@ public final class RootfsBuilder {
             pivotRoot();
         }
         FsContext.chdir("/");
+        if (spec.linux() != null && spec.linux().rootfsPropagation() != null && !spec.linux().rootfsPropagation().isEmpty()) {
+            // Once more on the container's own root, as runc does: the call above set it on the host
+            // tree's copy, and the rootfs, bind-mounted onto itself, became the root with its own
+            // propagation ("unbindable" must refuse a bind of / inside the container).
+            Mounts.mount(null, "/", null, propagation, null);
+        }
         return new Prepared(List.copyOf(procMounts), gate);
     }
 

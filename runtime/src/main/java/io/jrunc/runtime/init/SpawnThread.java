@@ -59,7 +59,7 @@ public final class SpawnThread {
      * third-party jars after them (jackson's, whose directories alone cost milliseconds to read) are left
      * closed, as nothing on the spawning thread uses them.
      */
-    private static void openClassPath() {
+    public static void openClassPath() {
         if (classPathOpen) {
             return;
         }
