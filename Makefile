@@ -41,8 +41,12 @@ apt-ensure = @missing=$$(for p in $(1); do dpkg-query -W -f='$${db:Status-Status
 deps:
 	$(call apt-ensure,$(TEST_PACKAGES) $(VM_PACKAGES) $(BENCH_PACKAGES) $(E2E_PACKAGES))
 
+# The build trains the AOT caches with real containers, which needs busybox-static: installed first
+# (as root), so that the first `make demo` or `make test` on a fresh machine already has the caches.
+AOT_PACKAGES := $(if $(filter 0,$(shell id -u)),busybox-static,)
+
 build: check-jdk
-	$(call apt-ensure,)
+	$(call apt-ensure,$(AOT_PACKAGES))
 	$(MVN) -q -DskipTests install
 	$(MAKE) --no-print-directory launcher
 
@@ -100,7 +104,6 @@ vm-run:
 
 # A busybox bundle (from Debian's busybox-static) run in the foreground; see scripts/demo.sh.
 demo: build
-	$(call apt-ensure,busybox-static)
 	@scripts/demo.sh $(JRUNC) $(BUILD)/demo-bundle $(BUILD)/demo-root
 
 # jrunc against runc and crun on one busybox bundle, runs interleaved: foreground run, create + start +

@@ -53,9 +53,37 @@ public final class SpecLoader {
         return spec;
     }
 
+    /**
+     * The largest config, process.json or resources document jrunc reads: 8 MiB. Real configs are tens
+     * of kilobytes (Kubernetes caps all annotations at 256 KiB); parsing one takes about four times its
+     * size at the peak (the bytes, the decoded text, the records), and jrunc's heap is 64 MB, where a
+     * 50 MB document ended in OutOfMemoryError. runc has no limit (docs/ARCHITECTURE.md).
+     */
+    public static final long MAX_DOCUMENT_BYTES = 8L << 20;
+
+    /** {@code input}'s bytes, refused past {@link #MAX_DOCUMENT_BYTES} before they are all read. */
+    public static byte[] readLimited(java.io.InputStream input, String name) throws SpecException, IOException {
+        byte[] bytes = input.readNBytes((int) MAX_DOCUMENT_BYTES + 1);
+        if (bytes.length > MAX_DOCUMENT_BYTES) {
+            throw tooLarge(name, "more than " + MAX_DOCUMENT_BYTES);
+        }
+        return bytes;
+    }
+
+    private static SpecException tooLarge(String name, String size) {
+        return new SpecException("", name + " is " + size + " bytes, larger than the " + MAX_DOCUMENT_BYTES
+                + " bytes (8 MiB) jrunc reads", null);
+    }
+
     private static byte[] readFile(Path file) throws SpecException {
         try {
-            return Files.readAllBytes(file);
+            long size = Files.size(file);
+            if (size > MAX_DOCUMENT_BYTES) {
+                throw tooLarge(file.getFileName().toString(), Long.toString(size));
+            }
+            try (java.io.InputStream in = Files.newInputStream(file)) {
+                return readLimited(in, file.getFileName().toString());
+            }
         } catch (NoSuchFileException e) {
             throw new SpecException("", "JSON specification file " + file.getFileName() + " not found", e);
         } catch (IOException e) {

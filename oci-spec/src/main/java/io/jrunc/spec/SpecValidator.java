@@ -30,7 +30,12 @@ public final class SpecValidator {
     public static List<SpecProblem> problems(Spec spec) {
         Problems problems = new Problems();
         JsonPath root = JsonPath.ROOT;
-        problems.requireSet(root.field("ociVersion"), spec.ociVersion());
+        if (problems.requireSet(root.field("ociVersion"), spec.ociVersion())) {
+            String problem = SpecVersion.problem(spec.ociVersion());
+            if (problem != null) {
+                problems.add(root.field("ociVersion"), problem);
+            }
+        }
         if (problems.requireSet(root.field("process"), spec.process())) {
             ProcessRules.check(spec.process(), root.field("process"), problems);
         }

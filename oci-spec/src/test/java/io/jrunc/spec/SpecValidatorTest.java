@@ -27,6 +27,15 @@ class SpecValidatorTest {
                 // top level
                 c("ociVersion: must be set", "/ociVersion=\"\""),
                 c("ociVersion: must be set", "!/ociVersion"),
+                c("ociVersion: \"garbage\" is not a SemVer 2.0.0 version (MAJOR.MINOR.PATCH, as the runtime-spec"
+                        + " requires)", "/ociVersion=\"garbage\""),
+                c("ociVersion: \"1.0\" is not a SemVer 2.0.0 version (MAJOR.MINOR.PATCH, as the runtime-spec"
+                        + " requires)", "/ociVersion=\"1.0\""),
+                c("ociVersion: \"01.0.0\" is not a SemVer 2.0.0 version (MAJOR.MINOR.PATCH, as the runtime-spec"
+                        + " requires)", "/ociVersion=\"01.0.0\""),
+                c("ociVersion: \"1.0.2-\" is not a SemVer 2.0.0 version (MAJOR.MINOR.PATCH, as the runtime-spec"
+                        + " requires)", "/ociVersion=\"1.0.2-\""),
+                c("ociVersion: major version 2 is not supported (jrunc reads 1.x, up to 1.2.1)", "/ociVersion=\"2.0.0\""),
                 c("process: must be set", "!/process"),
                 c("root: must be set", "!/root"),
                 c("root.path: must be set", "/root/path=\"\""),
@@ -352,5 +361,17 @@ class SpecValidatorTest {
             }
         }
         return document;
+    }
+
+    @Test
+    void semVerVersionsTheClientsSendAreAccepted() {
+        // runc 1.1's spec, podman/buildah, containerd, Docker 20.10, and SemVer's own examples
+        for (String v : List.of("1.0.2-dev", "1.0.0", "1.1.0", "1.2.1", "1.0.0-rc.1+build.5", "1.0.0-alpha.beta",
+                "1.0.0+20130313144700", "1.3.0-x.7.z.92")) {
+            assertEquals(null, SpecVersion.problem(v), v);
+        }
+        for (String v : List.of("1", "1.0.0.0", "1.0.0-01", "1.0.0+", "1.0.0-a..b", "v1.0.0", " 1.0.0", "1.0.x")) {
+            assertEquals(true, SpecVersion.problem(v) != null, v);
+        }
     }
 }

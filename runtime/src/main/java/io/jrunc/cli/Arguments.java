@@ -81,9 +81,11 @@ final class Arguments {
                 }
                 value = args[i++];
             }
-            if (flag.kind() == Flag.Kind.INT) {
+            if (flag.kind() == Flag.Kind.INT || flag.kind() == Flag.Kind.UINT) {
                 try {
-                    Integer.parseInt(value);
+                    if (Integer.parseInt(value) < 0 && flag.kind() == Flag.Kind.UINT) {
+                        throw new NumberFormatException(value);
+                    }
                 } catch (NumberFormatException e) {
                     throw new UsageException("invalid value \"" + value + "\" for flag -" + name + ": parse error");
                 }

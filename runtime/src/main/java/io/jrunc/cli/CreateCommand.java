@@ -33,7 +33,7 @@ final class CreateCommand extends Subcommand {
             Flag.string("pid-file", "specify the file to write the process id to"),
             Flag.bool("no-pivot", "do not use pivot root to jail process inside rootfs"),
             Flag.bool("no-new-keyring", "do not create a new session keyring for the container"),
-            Flag.integer("preserve-fds", "pass N additional file descriptors to the container (default: 0)"));
+            Flag.unsigned("preserve-fds", "pass N additional file descriptors to the container (default: 0)"));
 
     private static final List<Flag> FLAGS = Cli.concat(CONTAINER_FLAGS,
             Flag.string("pidfd-socket", "path to an AF_UNIX socket which will receive a pidfd (not supported)"));

@@ -51,7 +51,7 @@ final class ExecCommand extends Subcommand {
             Flag.string("apparmor", "set the apparmor profile for the process"),
             Flag.bool("no-new-privs", "set the no new privileges value for the process"),
             Flag.list("cap, c", "add a capability to the bounding set for the process"),
-            Flag.integer("preserve-fds", "pass N additional file descriptors to the container (default: 0)"),
+            Flag.unsigned("preserve-fds", "pass N additional file descriptors to the container (default: 0)"),
             Flag.list("cgroup", "run the process in an (existing) sub-cgroup(s)"),
             Flag.bool("ignore-paused", "allow exec in a paused container"));
 

@@ -15,6 +15,8 @@ record Flag(List<String> names, Kind kind, String usage, boolean hidden) {
         STRING,
         /** Takes one value that must be a decimal integer (checked while parsing, with Go's wording). */
         INT,
+        /** As INT, and not negative: runc's cli.UintFlag (--preserve-fds). */
+        UINT,
         /** Repeatable; every value is kept, in order. */
         LIST
     }
@@ -29,6 +31,10 @@ record Flag(List<String> names, Kind kind, String usage, boolean hidden) {
 
     static Flag integer(String names, String usage) {
         return new Flag(split(names), Kind.INT, usage, false);
+    }
+
+    static Flag unsigned(String names, String usage) {
+        return new Flag(split(names), Kind.UINT, usage, false);
     }
 
     static Flag list(String names, String usage) {

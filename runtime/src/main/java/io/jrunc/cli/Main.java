@@ -94,7 +94,14 @@ public final class Main {
      * System.exit, which first starts the JDK's logging to record the exit (docs/PERFORMANCE.md).
      */
     public static void main(String[] args) {
-        int status = run(args);
+        // A failure on any other thread is one error line too, never a JVM "Exception in thread".
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> report(e));
+        int status;
+        try {
+            status = run(args);
+        } catch (Throwable e) {
+            status = report(e);
+        }
         System.out.flush();
         System.err.flush();
         if (io.jrunc.bindings.NativeAccess.used()) {
@@ -186,7 +193,7 @@ public final class Main {
             checkArgumentCount(sub, parsed.positionalFrom(0).size());
             sub.read(parsed);
             return sub.call();
-        } catch (Exception e) {
+        } catch (Exception | StackOverflowError | OutOfMemoryError e) {
             return report(e);
         }
     }
@@ -215,15 +222,21 @@ public final class Main {
         return 1;
     }
 
-    static int report(Exception e) {
-        String msg = e instanceof ContainerException ? e.getMessage() : String.valueOf(e);
-        msg = failurePrefix + msg;
+    /**
+     * Every failure is one error line in runc's shape (a JSON line with --log-format json), exit 1,
+     * whatever threw it: a caller parses that line, and a stack trace on its stdout or stderr reads as
+     * a crash. With --debug the stack trace goes to the log as debug lines.
+     */
+    static int report(Throwable e) {
+        String msg = failurePrefix + Failures.describe(e);
         Log.error(msg);
         if (Log.toFile()) {
             System.err.println(msg);
         }
-        if (Log.isDebug() || !(e instanceof ContainerException)) {
-            e.printStackTrace();
+        if (Log.isDebug()) {
+            java.io.StringWriter trace = new java.io.StringWriter();
+            e.printStackTrace(new java.io.PrintWriter(trace));
+            trace.toString().lines().forEach(Log::debug);
         }
         return 1;
     }

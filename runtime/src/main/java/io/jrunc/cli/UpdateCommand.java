@@ -114,8 +114,8 @@ final class UpdateCommand extends Subcommand {
     }
 
     private LinuxResources readResources() throws IOException {
-        byte[] json = resources.equals("-") ? System.in.readAllBytes() : Files.readAllBytes(Path.of(resources));
-        try {
+        try (java.io.InputStream in = resources.equals("-") ? System.in : Files.newInputStream(Path.of(resources))) {
+            byte[] json = io.jrunc.spec.SpecLoader.readLimited(in, resources.equals("-") ? "the standard input" : resources);
             return io.jrunc.spec.SpecReader.readResources(json);
         } catch (SpecException e) {
             throw new ContainerException("--resources: " + e.getMessage());

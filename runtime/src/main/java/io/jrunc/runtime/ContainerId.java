@@ -4,12 +4,20 @@ package io.jrunc.runtime;
 public final class ContainerId {
     private ContainerId() {}
 
+    /** NAME_MAX: the ID is the state directory's name. */
+    public static final int MAX_LENGTH = 255;
+
     public static String validate(String id) {
         if (id == null || id.isEmpty()) {
             throw new ContainerException("container id cannot be empty");
         }
-        if (!allowed(id) || id.equals(".") || id.equals("..") || id.length() > 1024) {
+        if (!allowed(id) || id.equals(".") || id.equals("..")) {
             throw new ContainerException("invalid container ID format");
+        }
+        if (id.length() > MAX_LENGTH) {
+            // runc fails later, on the directory ("file name too long"); here it is one of the id's rules
+            throw new ContainerException("invalid container ID format: longer than " + MAX_LENGTH
+                    + " characters (the ID names a directory)");
         }
         return id;
     }

@@ -59,10 +59,10 @@ class JsonTreeTest {
 
     @Test
     void containerIdsAreRuncs() {
-        for (String ok : List.of("a", "web-1", "A.b_c+d", "x".repeat(1024), "..a", "a..")) {
+        for (String ok : List.of("a", "web-1", "A.b_c+d", "x".repeat(255), "..a", "a..")) {
             assertEquals(ok, ContainerId.validate(ok));
         }
-        for (String bad : List.of(".", "..", "a/b", "a b", "\u00e9", "x".repeat(1025), "a\n", "a:b")) {
+        for (String bad : List.of(".", "..", "a/b", "a b", "\u00e9", "x".repeat(256), "x".repeat(1025), "a\n", "a:b")) {
             assertThrows(ContainerException.class, () -> ContainerId.validate(bad), bad);
         }
         assertEquals("container id cannot be empty",
