@@ -61,11 +61,26 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
      *                         cgroup is not empty")
      */
     public static Cgroup create(CgroupsPath path) throws CgroupException {
-        return create(path, CgroupHierarchies.current());
+        return create(path, CgroupHierarchies.current(), location -> { });
+    }
+
+    /**
+     * As {@link #create(CgroupsPath)}, telling {@code beforeMaking} where the cgroup will be before any
+     * directory is made: create records it, so that a create killed halfway can be undone by delete.
+     */
+    public static Cgroup create(CgroupsPath path, java.util.function.Consumer<CgroupLocation> beforeMaking)
+            throws CgroupException {
+        return create(path, CgroupHierarchies.current(), beforeMaking);
     }
 
     static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies) throws CgroupException {
+        return create(path, hierarchies, location -> { });
+    }
+
+    private static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies,
+            java.util.function.Consumer<CgroupLocation> beforeMaking) throws CgroupException {
         CgroupLocation resolved = path.resolve(hierarchies);
+        beforeMaking.accept(resolved);
         CgroupDirectoryBuilder builder = new CgroupDirectoryBuilder();
         try {
             Map<String, Path> made = new LinkedHashMap<>();

@@ -46,9 +46,12 @@ final class DeleteCommand extends Subcommand {
         try {
             c = Container.load(main.root, id);
         } catch (ContainerException e) {
-            // runc removes ROOT/ID anyway (a half-created leftover) and succeeds with --force.
+            // runc removes ROOT/ID anyway (a half-created leftover) and succeeds with --force; jrunc
+            // first undoes what a create killed halfway had made (CreateJournal).
             if (!Files.exists(main.root.resolve(id).resolve("state.json"))) {
-                ContainerDirectory.removeTree(main.root.resolve(id));
+                if (!ContainerDirectory.removeHalfCreated(main.root, id)) {
+                    return call(); // a create still running finished while we waited for its lock
+                }
                 if (force) {
                     return 0;
                 }

@@ -95,8 +95,9 @@ public final class ContainerCreator {
         int pid = -1;
         ChildPlacement placement = null;
         try {
+            // recorded before a directory is made: a create killed from here on is undone by delete
             cgroup = Cgroup.create(CgroupsPath.of(spec.linux() == null ? null : spec.linux().cgroupsPath(),
-                    options.id(), systemdCgroup));
+                    options.id(), systemdCgroup), location -> CreateJournal.recordCgroup(dir.path(), location));
             // The JVM's move into the container's v2 cgroup waits for an RCU grace period: started now,
             // it runs while the FIFO, the console and the spawning thread are prepared.
             placement = cgroup.beginPlacement();
@@ -151,6 +152,7 @@ public final class ContainerCreator {
                     Hooks.present(spec.hooks()), cgroup.location());
             Files.copy(bundle.resolve(SpecLoader.CONFIG_FILE), dir.config());
             dir.write(state);
+            CreateJournal.done(dir.path());
             Container container = Container.of(dir, state, spec);
             Hooks.created(container);
             if (options.pidFile() != null) {

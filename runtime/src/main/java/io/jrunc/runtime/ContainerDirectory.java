@@ -111,6 +111,36 @@ public final class ContainerDirectory implements AutoCloseable {
         return dir.resolve("config.json");
     }
 
+    /**
+     * Removes ROOT/ID of a container that has no state.json, after undoing what a create killed halfway
+     * recorded there ({@link CreateJournal}). Waits for the directory's lock first, so a create that is
+     * still running is not pulled apart: false when it finished meanwhile (state.json exists now).
+     */
+    public static boolean removeHalfCreated(Path root, String id) {
+        Path dir = root.resolve(id);
+        if (!Files.isDirectory(dir)) {
+            return true;
+        }
+        ContainerDirectory d = new ContainerDirectory(dir);
+        try {
+            d.lock();
+        } catch (ContainerException gone) {
+            return true;
+        }
+        try {
+            if (Files.isRegularFile(dir.resolve("state.json"))) {
+                return false;
+            }
+            CreateJournal.undo(dir);
+            d.remove();
+            return true;
+        } catch (io.jrunc.cgroups.CgroupException e) {
+            throw new ContainerException("removing what a killed create left: " + e.getMessage(), e);
+        } finally {
+            d.close();
+        }
+    }
+
     /** Removes the whole directory. */
     public void remove() {
         removeTree(dir);

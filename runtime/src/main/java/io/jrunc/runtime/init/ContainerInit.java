@@ -87,7 +87,9 @@ public final class ContainerInit implements SpawnThread.Body {
             Namespaces.unshare(now);
         }
         if (!namespaces.has(CLONE_NEWNS)) {
-            throw new IllegalArgumentException("linux.namespaces: a mount namespace is required");
+            throw new IllegalArgumentException("linux.namespaces: a mount namespace is required (jrunc makes the"
+                    + " config's mounts, the exec gate and pivot_root in the container's own mount namespace; in"
+                    + " the runtime's they would be made on the host)");
         }
 
         CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(), namespaces.creates(CLONE_NEWCGROUP));

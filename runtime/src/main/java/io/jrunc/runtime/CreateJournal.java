@@ -1,0 +1,108 @@
+package io.jrunc.runtime;
+
+import io.jrunc.cgroups.Cgroup;
+import io.jrunc.cgroups.CgroupException;
+import io.jrunc.cgroups.CgroupLocation;
+import io.jrunc.cgroups.CgroupMode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a create is about to make that outlives its JVM, recorded in ROOT/ID/creating.json before it is
+ * made: the cgroup, in every hierarchy. A create killed at any moment (SIGKILL runs no undo) leaves at
+ * most ROOT/ID with this file, a cgroup and the container's process waiting at the exec gate in it;
+ * {@code delete --force ID} reads the file, kills what the cgroup holds, removes the cgroup and then
+ * ROOT/ID. The FIFO lives in ROOT/ID, and mounts live in namespaces that die with their last process.
+ * The file goes once state.json is written, which describes the same cgroup.
+ */
+final class CreateJournal {
+    static final String FILE = "creating.json";
+
+    private CreateJournal() {}
+
+    /** Writes the cgroup's location, atomically (a reader sees all of it or nothing). */
+    static void recordCgroup(Path dir, CgroupLocation location) {
+        StringBuilder out = new StringBuilder("{\"cgroup\":{\"mode\":");
+        JsonTree.quote(out, location.mode().name()).append(",\"directories\":{");
+        boolean first = true;
+        for (Map.Entry<String, String> e : location.directories().entrySet()) {
+            JsonTree.quote(out.append(first ? "" : ","), e.getKey()).append(':');
+            JsonTree.quote(out, e.getValue());
+            first = false;
+        }
+        out.append("}}}");
+        try {
+            Path tmp = dir.resolve("." + FILE + ".tmp");
+            Files.write(tmp, out.toString().getBytes(StandardCharsets.UTF_8));
+            Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("recording the cgroup in " + dir.resolve(FILE), e);
+        }
+    }
+
+    /** Called once state.json holds everything. */
+    static void done(Path dir) {
+        try {
+            Files.deleteIfExists(dir.resolve(FILE));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Undoes what a killed create recorded in {@code dir} (a container directory without state.json):
+     * SIGKILL to every process of the cgroup, then the cgroup removed. Nothing recorded: nothing to do.
+     */
+    static void undo(Path dir) throws CgroupException {
+        byte[] json;
+        try {
+            json = Files.readAllBytes(dir.resolve(FILE));
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (!(JsonTree.parse(json) instanceof Map<?, ?> m) || !(m.get("cgroup") instanceof Map<?, ?> cg)
+                || !(cg.get("mode") instanceof String mode) || !(cg.get("directories") instanceof Map<?, ?> dirs)) {
+            throw new ContainerException("corrupt " + dir.resolve(FILE));
+        }
+        Map<String, String> directories = new TreeMap<>();
+        dirs.forEach((k, v) -> directories.put((String) k, (String) v));
+        Map<String, String> present = new TreeMap<>();
+        directories.forEach((k, v) -> {
+            if (Files.isDirectory(Path.of(v))) {
+                present.put(k, v);
+            }
+        });
+        if (present.isEmpty()) {
+            return; // killed before any directory was made
+        }
+        CgroupMode cgroupMode = CgroupMode.valueOf(mode);
+        if (cgroupMode == CgroupMode.UNIFIED && !present.containsKey("")) {
+            return;
+        }
+        Cgroup cgroup;
+        try {
+            cgroup = Cgroup.open(new CgroupLocation(cgroupMode, present));
+        } catch (IllegalArgumentException e) {
+            // e.g. a hybrid cgroup with only its v2 directory made: what remains are empty directories
+            for (String d : present.values()) {
+                try {
+                    Files.deleteIfExists(Path.of(d));
+                } catch (IOException ignored) {
+                    // reported by the caller's leftover checks
+                }
+            }
+            return;
+        }
+        cgroup.killAll(9);
+        cgroup.destroy();
+    }
+}
