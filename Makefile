@@ -16,7 +16,7 @@ JRUNC := $(abspath $(BUILD))/bin/jrunc
 # crun are what `make bench` compares against, libseccomp2 is the seccomp tests' oracle (never the product's), E2E_PACKAGES are the clients the end-to-end tests drive.
 TEST_PACKAGES := busybox-static runc libseccomp2
 BENCH_PACKAGES := crun
-E2E_PACKAGES := podman containerd buildah
+E2E_PACKAGES := podman containerd buildah docker.io
 # The VM tests (make test-vm): qemu boots a Debian kernel with a cpio initramfs (docs/testing.md).
 VM_PACKAGES := qemu-system-x86 cpio busybox-static
 VM_DIR := $(BUILD)/vm

@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
@@ -194,6 +196,17 @@ final class E2eHost {
      */
     static List<String> killProcessesMentioning(String marker) {
         List<String> killed = new ArrayList<>();
+        processesMentioning(marker).forEach((pid, cmdline) -> ProcessHandle.of(pid).ifPresent(h -> {
+            if (h.destroyForcibly()) {
+                killed.add(pid + ": " + cmdline);
+            }
+        }));
+        return killed;
+    }
+
+    /** Processes other than this JVM whose command line mentions {@code marker}: pid to command line. */
+    static Map<Long, String> processesMentioning(String marker) {
+        Map<Long, String> found = new TreeMap<>();
         long self = ProcessHandle.current().pid();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
@@ -208,17 +221,13 @@ final class E2eHost {
                     continue;
                 }
                 if (cmdline.contains(marker)) {
-                    ProcessHandle.of(pid).ifPresent(h -> {
-                        if (h.destroyForcibly()) {
-                            killed.add(pid + ": " + cmdline.strip());
-                        }
-                    });
+                    found.put(pid, cmdline.strip());
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return killed;
+        return found;
     }
 
     /** Mount points at or below {@code dir} in this mount namespace, deepest first. */
