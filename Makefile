@@ -16,7 +16,11 @@ JRUNC := $(abspath $(BUILD))/bin/jrunc
 # crun are what `make bench` compares against, libseccomp2 is the seccomp tests' oracle (never the product's), E2E_PACKAGES are the clients the end-to-end tests drive.
 TEST_PACKAGES := busybox-static runc libseccomp2
 BENCH_PACKAGES := crun
-E2E_PACKAGES := podman containerd buildah docker.io
+E2E_PACKAGES := podman containerd buildah
+# docker.io without its recommends: they include cgroupfs-mount, which would mount every v1 hierarchy
+# (net_cls among them) on the host the cgroup tests describe, and needrestart, which hooks every later
+# apt-get run.
+E2E_NORECOMMENDS := docker.io
 # The VM tests (make test-vm): qemu boots a Debian kernel with a cpio initramfs (docs/testing.md).
 VM_PACKAGES := qemu-system-x86 cpio busybox-static
 VM_DIR := $(BUILD)/vm
@@ -29,17 +33,18 @@ check-jdk:
 	@[ -n "$(JAVA_HOME)" ] || { echo "JDK 25 not found: looked for a JDK 25 (bin/javac) in" \
 	  "$(JDK_CANDIDATES). Install one under /usr/lib/jvm or set JAVA_HOME to it." >&2; exit 1; }
 
-# $(call apt-ensure,packages): installs those not yet installed (and maven when mvn is missing), running
-# apt-get update once first, and only when something has to be installed.
+# $(call apt-ensure,packages[,apt-get options]): installs those not yet installed (and maven when mvn is
+# missing), running apt-get update once first, and only when something has to be installed.
 apt-ensure = @missing=$$(for p in $(1); do dpkg-query -W -f='$${db:Status-Status}\n' $$p 2>/dev/null \
 	  | grep -qx installed || echo $$p; done; command -v mvn >/dev/null || echo maven); \
 	if [ -n "$$missing" ]; then \
-	  echo "apt-get install" $$missing; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing </dev/null; \
+	  echo "apt-get install" $(2) $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) $$missing </dev/null; \
 	fi
 
 deps:
 	$(call apt-ensure,$(TEST_PACKAGES) $(VM_PACKAGES) $(BENCH_PACKAGES) $(E2E_PACKAGES))
+	$(call apt-ensure,$(E2E_NORECOMMENDS),--no-install-recommends)
 
 # The build trains the AOT caches with real containers, which needs busybox-static: installed first
 # (as root), so that the first `make demo` or `make test` on a fresh machine already has the caches.
