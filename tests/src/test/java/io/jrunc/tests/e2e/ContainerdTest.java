@@ -49,22 +49,7 @@ class ContainerdTest {
         fifoDir = work.resolve("fifo");
         // Also the cgroup parent of the containers: ctr's default cgroupsPath is /<namespace>/<id>.
         namespace = work.getFileName().toString();
-        Path config = work.resolve("config.toml");
-        Files.writeString(config, """
-                version = 2
-                root = "%1$s/root"
-                state = "%1$s/state"
-                disabled_plugins = ["io.containerd.grpc.v1.cri"]
-                [grpc]
-                  address = "%2$s"
-                [ttrpc]
-                  address = "%2$s.ttrpc"
-                [plugins."io.containerd.internal.v1.opt"]
-                  path = "%1$s/opt"
-                """.formatted(work, socket));
-        containerd = new ProcessBuilder("containerd", "--config", config.toString())
-                .redirectErrorStream(true).redirectOutput(work.resolve("containerd.log").toFile())
-                .redirectInput(Path.of("/dev/null").toFile()).start();
+        containerd = E2eHost.startContainerd(work, socket, work.resolve("config.toml"), work.resolve("containerd.log"));
         assertTrue(E2eHost.eventually(30, () -> containerd.isAlive()
                         && cmd.run(ctr("version")).exitCode() == 0),
                 "containerd did not come up: " + Command.read(work.resolve("containerd.log")));

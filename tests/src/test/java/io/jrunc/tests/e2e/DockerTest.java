@@ -77,22 +77,8 @@ class DockerTest {
         cmd = new Command(work.resolve("out"), Map.of("DOCKER_CONFIG", work.resolve("client").toString()));
 
         Path containerdSocket = work.resolve("containerd.sock");
-        Path containerdConfig = work.resolve("containerd.toml");
-        Files.writeString(containerdConfig, """
-                version = 2
-                root = "%1$s/containerd/root"
-                state = "%1$s/containerd/state"
-                disabled_plugins = ["io.containerd.grpc.v1.cri"]
-                [grpc]
-                  address = "%2$s"
-                [ttrpc]
-                  address = "%2$s.ttrpc"
-                [plugins."io.containerd.internal.v1.opt"]
-                  path = "%1$s/containerd/opt"
-                """.formatted(work, containerdSocket));
-        containerd = new ProcessBuilder("containerd", "--config", containerdConfig.toString())
-                .redirectErrorStream(true).redirectOutput(work.resolve("containerd.log").toFile())
-                .redirectInput(Path.of("/dev/null").toFile()).start();
+        containerd = E2eHost.startContainerd(work.resolve("containerd"), containerdSocket, work.resolve("containerd.toml"),
+                work.resolve("containerd.log"));
         assertTrue(E2eHost.eventually(30, () -> Files.exists(containerdSocket) || !containerd.isAlive()),
                 "containerd did not come up: " + Command.read(work.resolve("containerd.log")));
 

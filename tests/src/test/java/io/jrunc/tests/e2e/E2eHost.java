@@ -313,4 +313,27 @@ final class E2eHost {
             // partially removed
         }
     }
+
+    /**
+     * A containerd of a test's own: root, state and the opt plugin's directory under {@code dir}, its
+     * gRPC and ttRPC sockets at {@code socket}, no CRI plugin; the config written to {@code config}, the
+     * output to {@code log}. The caller waits for it in its own way.
+     */
+    static Process startContainerd(Path dir, Path socket, Path config, Path log) throws IOException {
+        Files.writeString(config, """
+                version = 2
+                root = "%1$s/root"
+                state = "%1$s/state"
+                disabled_plugins = ["io.containerd.grpc.v1.cri"]
+                [grpc]
+                  address = "%2$s"
+                [ttrpc]
+                  address = "%2$s.ttrpc"
+                [plugins."io.containerd.internal.v1.opt"]
+                  path = "%1$s/opt"
+                """.formatted(dir, socket));
+        return new ProcessBuilder("containerd", "--config", config.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile())
+                .redirectInput(Path.of("/dev/null").toFile()).start();
+    }
 }
