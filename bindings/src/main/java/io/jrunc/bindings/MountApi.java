@@ -24,6 +24,21 @@ public final class MountApi {
      * parameter); returns the mount's descriptor, to be attached with {@link #moveMount}.
      */
     public static int create(String fsType, java.util.Map<String, String> parameters, int attributes) {
+        int fs = configure(fsType, parameters);
+        try {
+            return mount(fs, fsType, attributes);
+        } finally {
+            FileDescriptors.closeQuietly(fs);
+        }
+    }
+
+    /**
+     * A filesystem context of {@code fsType} with its superblock made ({@code FSCONFIG_CMD_CREATE}), not
+     * yet mounted: {@link #mount} makes the mount object later. A mount's ID is given when the mount
+     * object is made, and on Linux 6.8 and later /proc/PID/mountinfo lists mounts by that ID, so a caller
+     * that must keep an order makes the object at its turn.
+     */
+    public static int configure(String fsType, java.util.Map<String, String> parameters) {
         try (Arena arena = Arena.ofConfined()) {
             int fs = (int) Syscalls.call("fsopen", fsType, SyscallNumbers.FSOPEN, arena.allocateFrom(fsType).address(), FSOPEN_CLOEXEC);
             try {
@@ -37,10 +52,33 @@ public final class MountApi {
                     }
                 }
                 Syscalls.call("fsconfig", fsType + " create", SyscallNumbers.FSCONFIG, fs, FSCONFIG_CMD_CREATE, 0, 0, 0);
-                return (int) Syscalls.call("fsmount", fsType, SyscallNumbers.FSMOUNT, fs, FSMOUNT_CLOEXEC, attributes);
-            } finally {
+                return fs;
+            } catch (RuntimeException e) {
                 FileDescriptors.closeQuietly(fs);
+                throw e;
             }
+        }
+    }
+
+    /** The detached mount of a {@link #configure configured} context, close-on-exec. */
+    public static int mount(int context, String fsType, int attributes) {
+        return (int) Syscalls.call("fsmount", fsType, SyscallNumbers.FSMOUNT, context, FSMOUNT_CLOEXEC, attributes);
+    }
+
+    private static final int OPEN_TREE_CLONE = 1, AT_EMPTY_PATH = 0x1000;
+
+    /**
+     * A detached copy of one mount, close-on-exec: the mount at {@code path} or, with a null path, the
+     * mount {@code fd} (an O_PATH descriptor) refers to, which reaches it even where a later mount
+     * covers it. Not recursive: the copy has none of the original's submounts. The copy gets a new
+     * mount ID, keeps the original's flags and joins its peer group or master (fs/namespace.c
+     * clone_mnt). An unbindable mount cannot be copied (EINVAL).
+     */
+    public static int cloneMount(int fd, String path) {
+        try (Arena arena = Arena.ofConfined()) {
+            return (int) Syscalls.call("open_tree", path == null ? "fd " + fd : path, SyscallNumbers.OPEN_TREE,
+                    path == null ? fd : FileDescriptors.AT_FDCWD, arena.allocateFrom(path == null ? "" : path).address(),
+                    OPEN_TREE_CLONE | FileDescriptors.O_CLOEXEC | (path == null ? AT_EMPTY_PATH : 0));
         }
     }
 

@@ -27,7 +27,8 @@ import java.util.List;
  *   <li>without no_new_privs: the filter;
  *   <li>the credentials in {@link ProcessCredentials}'s order, then the working directory;
  *   <li>with no_new_privs: no_new_privs and the filter;
- *   <li>signals unblocked; the exec gate (which blocks until start); execve; _exit(127).
+ *   <li>signals unblocked; the exec gate (which blocks until start); the working directory again (see
+ *       ProcessLauncher); execve; _exit(127).
  * </ol>
  *
  * <p>A chain does not check its steps. {@link ChildStatus} verifies from /proc, while the child waits at
@@ -143,6 +144,10 @@ public final class ChainSpawn implements AutoCloseable {
             chain.call("close", gateFd);
             record(loaded, "close", gateFd);
         }
+        // The working directory again past the gate: create makes the mounts listed after /proc again
+        // while the child waits there (MountOrder), and the first chdir may have entered one of them.
+        chain.call("chdir", chain.string(request.cwd()));
+        record(loaded, "chdir", 0);
         chain.call("execve", chain.string(request.path()), chain.strings(request.args()), chain.strings(request.env()));
         record(loaded, "execve", 0, 0, 0);
         record(loaded, "exit_group", 127);

@@ -22,8 +22,9 @@ import java.util.Map;
  * Finishes the container's filesystem once its PID 1 exists and waits at the exec gate. procfs takes
  * its pid namespace from the task that mounts it, and no JVM thread can be inside the container's pid
  * namespace, so each proc mount is built on the host with the "pidns" parameter naming that namespace
- * (/proc/PID/ns/pid), then attached from a thread that joined the container's namespaces, over the
- * small tmpfs that held the gate. With /proc in place: sysctls (written in the container's network
+ * (/proc/PID/ns/pid), then attached from a thread that joined the container's namespaces, in place of
+ * the small tmpfs that held its place (and the gate), with every mount listed after it made again so
+ * that the config's order holds ({@link MountOrder}). With /proc in place: sysctls (written in the container's network
  * and IPC namespaces, which decide what /proc/sys/net and /proc/sys/kernel/shm* mean), then masked
  * and read-only paths and the read-only root.
  *
@@ -56,13 +57,14 @@ public final class ContainerFinisher {
         FsContext.unshare();
         String pidns = "/proc/" + pid + "/ns/pid";
         String expectedPidNamespace = Files.readSymbolicLink(Path.of(pidns)).toString();
-        List<Integer> procFds = new ArrayList<>();
+        List<Integer> contexts = new ArrayList<>();
         boolean viaChain = false;
         try {
+            // Read from the host while the child waits at the gate: its mount namespace, paths in its root.
+            MountOrder order = MountOrder.plan(Files.readAllLines(Path.of("/proc/" + pid + "/mountinfo")), prepared);
             try {
-                for (RootfsBuilder.ProcMount proc : prepared.procMounts()) {
-                    procFds.add(MountApi.create("proc", Map.of("source", "proc", "pidns", pidns),
-                            attributes(proc.options())));
+                for (int i = 0; i < prepared.procMounts().size(); i++) {
+                    contexts.add(MountApi.configure("proc", Map.of("source", "proc", "pidns", pidns)));
                 }
             } catch (ErrnoException e) {
                 if (!e.is(Errno.EINVAL)) {
@@ -72,28 +74,37 @@ public final class ContainerFinisher {
                 // namespace must mount it. This thread joins the pid namespace for its children and
                 // a libc-only child does the mount (LibcChain); the result is checked below.
                 viaChain = true;
-                procFds.forEach(FileDescriptors::closeQuietly);
-                procFds.clear();
+                contexts.forEach(FileDescriptors::closeQuietly);
+                contexts.clear();
             }
             List<String> kinds = viaChain ? List.of("ipc", "uts", "net", "pid", "mnt") : List.of("ipc", "uts", "net", "mnt");
             try (InitNamespaces namespaces = InitNamespaces.open(pid, kinds)) {
                 namespaces.join();
             }
-            Mounts.umount(prepared.procMounts().getFirst().destination(), Mounts.MNT_DETACH);
-            for (int i = 0; i < prepared.procMounts().size(); i++) {
-                RootfsBuilder.ProcMount proc = prepared.procMounts().get(i);
-                if (viaChain) {
-                    mountFromInside(proc, expectedPidNamespace);
-                } else {
-                    MountApi.moveMount(procFds.get(i), proc.destination());
+            boolean chain = viaChain;
+            order.apply(new MountOrder.ProcMaker() {
+                @Override
+                public int make(int index) {
+                    return chain ? -1 : MountApi.mount(contexts.get(index), "proc",
+                            attributes(prepared.procMounts().get(index).options()));
                 }
-            }
+
+                @Override
+                public void attach(int index) {
+                    try {
+                        mountFromInside(prepared.procMounts().get(index), expectedPidNamespace);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            });
             // sysctls first, as runc writes them: Docker lists /proc/sys among the read-only paths
             // and sends sysctls for every container with its own network namespace
             writeSysctls(spec);
             RootfsBuilder.finish(spec);
         } finally {
-            procFds.forEach(FileDescriptors::closeQuietly);
+            contexts.forEach(FileDescriptors::closeQuietly);
+            prepared.closeHandles();
         }
     }
 

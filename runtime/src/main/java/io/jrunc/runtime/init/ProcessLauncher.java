@@ -11,7 +11,9 @@ import io.jrunc.bindings.PosixSpawn;
  *
  * <p>File actions, in order: the pty slave as stdin/stdout/stderr (opened after setsid and without
  * O_NOCTTY, so it becomes the controlling terminal); preserved descriptors 3..3+N-1 kept open; the
- * working directory; every other descriptor closed (none of the JVM's reach the container); the gate.
+ * working directory; every other descriptor closed (none of the JVM's reach the container); the gate;
+ * the working directory again (the first chdir reports a missing or forbidden one at create, the second
+ * lands in the mount that is there once the gate opens).
  * The gate descriptor must be opened at exactly the lowest free number, because glibc dup2()s it
  * otherwise and dup2 drops close-on-exec.
  */
@@ -54,6 +56,9 @@ public final class ProcessLauncher {
                 spawn.dup2(gate.opathFd(), low).closeFrom(low + 1)
                         .open(low + 1, "/proc/self/fd/" + low, writeEnd, 0).close(low);
             }
+            // Again once past the gate: create makes the mounts listed after /proc again while the child
+            // waits there (MountOrder), and a working directory in one of them would be the detached copy.
+            spawn.chdir(request.cwd());
             return spawn.spawn(request.path(), request.args(), request.env());
         }
     }

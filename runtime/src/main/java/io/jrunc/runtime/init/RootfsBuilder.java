@@ -51,24 +51,46 @@ public final class RootfsBuilder {
     /** A proc mount deferred until the container's pid 1 exists (see {@link ContainerFinisher}). */
     public record ProcMount(String destination, MountOptions options) {}
 
-    /** What {@link #prepare} leaves for later: proc mounts and the container path of the exec gate. */
-    public record Prepared(List<ProcMount> procMounts, String gatePath) {}
-
-    private final List<ProcMount> procMounts = new ArrayList<>();
+    /**
+     * An O_PATH descriptor of the mount a config entry made, taken right after it was made, and that
+     * mount's path in the container: {@link MountOrder} copies the mount through it even where a later
+     * entry covers it.
+     */
+    public record MountHandle(String destination, int fd) {}
 
     /**
-     * Everything up to and including the switch of root. {@code execFifo} is the host path of the exec
-     * FIFO: it is bound into a small tmpfs at the first proc destination so that the container process
-     * can open it by a path inside its root, and block there until start (the tmpfs is covered by the
-     * real procfs before anything runs in the container). The tmpfs is searchable by all (0711) because
-     * the process opens the FIFO after switching to the container's user.
+     * What {@link #prepare} leaves for later: the proc mounts, the container path of the exec gate, and
+     * a handle on each config mount listed after the first proc mount.
+     */
+    public record Prepared(List<ProcMount> procMounts, String gatePath, List<MountHandle> handles) {
+        /** Closes the handles (the child never has them: they are close-on-exec and it closes the rest). */
+        public void closeHandles() {
+            handles.forEach(h -> FileDescriptors.closeQuietly(h.fd()));
+        }
+    }
+
+    /** The source of the tmpfs that holds a proc mount's place until procfs can be made. */
+    static final String PROC_PLACEHOLDER = "jrunc-proc";
+
+    private final List<ProcMount> procMounts = new ArrayList<>();
+    private final List<MountHandle> handles = new ArrayList<>();
+    private String gate;
+
+    /**
+     * Everything up to and including the switch of root, every mount in the config's order. A proc
+     * mount needs the container's PID 1, which exists only after the spawn: at its turn a small tmpfs
+     * (source {@value #PROC_PLACEHOLDER}) holds its place, and {@link MountOrder} later puts procfs there
+     * and makes every mount listed after it again, so that they follow procfs as the config lists them.
      *
-     * <p>The FIFO's place in the tmpfs is {@code self/fd/GATE_FD}, the path under which the real procfs
-     * shows the process's own descriptor {@code gateFd}: the process first opens it O_PATH at that
-     * number, then for writing, which blocks. If the blocked open is interrupted and restarted after
-     * the real procfs is mounted (the freezer does this when a created container is paused and
-     * resumed), the same path now resolves through procfs to the process's O_PATH descriptor, the FIFO,
-     * instead of to nothing.
+     * <p>The first placeholder also holds the exec gate: {@code execFifo} (the host path of the exec
+     * FIFO) is bound into it so that the container process can open it by a path inside its root, and
+     * block there until start. The tmpfs is searchable by all (0711) because the process opens the FIFO
+     * after switching to the container's user. The FIFO's place in the tmpfs is {@code self/fd/GATE_FD},
+     * the path under which the real procfs shows the process's own descriptor {@code gateFd}: the
+     * process first opens it O_PATH at that number, then for writing, which blocks. If the blocked open
+     * is interrupted and restarted after the real procfs is mounted (the freezer does this when a
+     * created container is paused and resumed), the same path now resolves through procfs to the
+     * process's O_PATH descriptor, the FIFO, instead of to nothing.
      */
     public Prepared prepare(boolean noPivot, Path execFifo, int gateFd) {
         long propagation = rootPropagation();
@@ -76,26 +98,63 @@ public final class RootfsBuilder {
         makeParentPrivate();
         Mounts.mount(rootfs.toString(), rootfs.toString(), "bind", MS_BIND | MS_REC, null);
         boolean devIsMounted = false;
-        if (spec.mounts() != null) {
-            for (int i = 0; i < spec.mounts().size(); i++) {
-                Mount m = spec.mounts().get(i);
-                mount(m, "mounts[" + i + "]");
-                if ("/dev".equals(clean(m.destination())) && !MountOptions.parse(m.options(), "").isBind()) {
-                    devIsMounted = true;
+        try {
+            if (spec.mounts() != null) {
+                for (int i = 0; i < spec.mounts().size(); i++) {
+                    Mount m = spec.mounts().get(i);
+                    Path dest = mount(m, "mounts[" + i + "]", execFifo, gateFd);
+                    if (!procMounts.isEmpty() && !"proc".equals(m.type())) {
+                        String inContainer = "/" + rootfs.relativize(dest);
+                        handles.add(new MountHandle(inContainer, FileDescriptors.open(dest.toString(),
+                                FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC)));
+                    }
+                    if ("/dev".equals(clean(m.destination())) && !MountOptions.parse(m.options(), "").isBind()) {
+                        devIsMounted = true;
+                    }
                 }
             }
+            if (devIsMounted) {
+                createDevices();
+            }
+            createDevSymlinks();
+            if (procMounts.isEmpty()) {
+                throw new IllegalArgumentException("mounts: a proc mount is required");
+            }
+            if (noPivot) {
+                // --no-pivot: move the rootfs over / and chroot, for ramdisk roots where pivot_root fails.
+                FsContext.chdir(rootfs.toString());
+                Mounts.mount(rootfs.toString(), "/", null, MS_MOVE, null);
+                FsContext.chroot(".");
+            } else {
+                pivotRoot();
+            }
+            FsContext.chdir("/");
+            if (spec.linux() != null && spec.linux().rootfsPropagation() != null && !spec.linux().rootfsPropagation().isEmpty()) {
+                // Once more on the container's own root, as runc does: the call above set it on the host
+                // tree's copy, and the rootfs, bind-mounted onto itself, became the root with its own
+                // propagation ("unbindable" must refuse a bind of / inside the container).
+                Mounts.mount(null, "/", null, propagation, null);
+            }
+        } catch (RuntimeException | Error e) {
+            handles.forEach(h -> FileDescriptors.closeQuietly(h.fd()));
+            throw e;
         }
-        if (devIsMounted) {
-            createDevices();
+        return new Prepared(List.copyOf(procMounts), gate, List.copyOf(handles));
+    }
+
+    /**
+     * A proc mount's placeholder: an empty tmpfs, and in the first one the exec gate (see
+     * {@link #prepare}).
+     */
+    private void procPlaceholder(Path dest, MountOptions options, Path execFifo, int gateFd) {
+        boolean first = procMounts.isEmpty();
+        procMounts.add(new ProcMount("/" + rootfs.relativize(dest), options));
+        Mounts.mount(PROC_PLACEHOLDER, dest.toString(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=711,size=4k");
+        if (!first) {
+            return;
         }
-        createDevSymlinks();
-        if (procMounts.isEmpty()) {
-            throw new IllegalArgumentException("mounts: a proc mount is required");
-        }
-        String gate = procMounts.getFirst().destination() + "/self/fd/" + gateFd;
-        Path gateHost = ScopedPath.resolve(rootfs, procMounts.getFirst().destination());
-        Mounts.mount("tmpfs", gateHost.toString(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=711,size=4k");
-        Path gateDir = gateHost.resolve("self").resolve("fd");
+        gate = procMounts.getFirst().destination() + "/self/fd/" + gateFd;
+        Path gateDir = dest.resolve("self").resolve("fd");
         try {
             Files.createDirectories(gateDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
         } catch (IOException e) {
@@ -103,22 +162,6 @@ public final class RootfsBuilder {
         }
         createFile(gateDir.resolve(Integer.toString(gateFd)));
         Mounts.mount(execFifo.toString(), gateDir.resolve(Integer.toString(gateFd)).toString(), null, MS_BIND, null);
-        if (noPivot) {
-            // --no-pivot: move the rootfs over / and chroot, for ramdisk roots where pivot_root fails.
-            FsContext.chdir(rootfs.toString());
-            Mounts.mount(rootfs.toString(), "/", null, MS_MOVE, null);
-            FsContext.chroot(".");
-        } else {
-            pivotRoot();
-        }
-        FsContext.chdir("/");
-        if (spec.linux() != null && spec.linux().rootfsPropagation() != null && !spec.linux().rootfsPropagation().isEmpty()) {
-            // Once more on the container's own root, as runc does: the call above set it on the host
-            // tree's copy, and the rootfs, bind-mounted onto itself, became the root with its own
-            // propagation ("unbindable" must refuse a bind of / inside the container).
-            Mounts.mount(null, "/", null, propagation, null);
-        }
-        return new Prepared(List.copyOf(procMounts), gate);
     }
 
     private long rootPropagation() {
@@ -154,7 +197,8 @@ public final class RootfsBuilder {
         }
     }
 
-    private void mount(Mount m, String where) {
+    /** Makes one config entry (a proc entry's placeholder) and returns its destination on the host. */
+    private Path mount(Mount m, String where, Path execFifo, int gateFd) {
         if (m.destination() == null || !m.destination().startsWith("/")) {
             throw new IllegalArgumentException(where + ".destination: must be an absolute path");
         }
@@ -164,13 +208,13 @@ public final class RootfsBuilder {
         Path dest = ScopedPath.resolve(rootfs, m.destination());
         if (type.equals("proc")) {
             createDirectory(dest);
-            procMounts.add(new ProcMount("/" + rootfs.relativize(dest), options));
-            return;
+            procPlaceholder(dest, options, execFifo, gateFd);
+            return dest;
         }
         if (type.equals("cgroup") || type.equals("cgroup2")) {
             createDirectory(dest);
             cgroupMounts.mount(dest, options, type);
-            return;
+            return dest;
         }
         if (bind) {
             String source = m.source();
@@ -200,7 +244,7 @@ public final class RootfsBuilder {
                     throw new IllegalArgumentException(where + ".options: tmpcopyup needs a tmpfs mount");
                 }
                 TmpfsCopyUp.mount(source, dest, options.flags(), data);
-                return;
+                return dest;
             }
             try {
                 Mounts.mount(source, dest.toString(), type, options.flags(), data);
@@ -218,6 +262,7 @@ public final class RootfsBuilder {
         for (long propagation : options.propagation()) {
             Mounts.mount(null, dest.toString(), null, propagation, null);
         }
+        return dest;
     }
 
     /**

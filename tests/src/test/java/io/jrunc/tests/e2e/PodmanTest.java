@@ -281,4 +281,35 @@ class PodmanTest {
         assertEquals(0, rm.exitCode(), rm.describe());
         assertNoRuntimeState();
     }
+
+    /**
+     * The mounts of podman's own bundle (a volume, /proc, /dev, /sys and the submounts, the files podman
+     * binds, cgroups) are listed in the container's mountinfo in the config's order,
+     * and a working directory on the volume is the volume (issue 8: mounts in the listed order). Before
+     * the redesign /proc came last.
+     */
+    @Test
+    void mountsFollowPodmansBundleOrder() throws Exception {
+        Path volume = Files.createDirectories(work.resolve("volume"));
+        Files.writeString(volume.resolve("f"), "from the volume\n");
+        Command.Result run = cmd.run(run(List.of("--detach", named("mounts1"), "--volume", volume + ":/data",
+                "--workdir", "/data"), "sh", "-c", "cat f; pwd -P; sleep 600"));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertTrue(E2eHost.eventually(30, () -> cmd.run(podman("logs", "mounts1")).out().contains("/data")),
+                cmd.run(podman("logs", "mounts1")).describe());
+        assertEquals("from the volume\n/data\n", cmd.run(podman("logs", "mounts1")).out());
+        String id = inspect("mounts1", "{{.Id}}");
+        Path config = work.resolve("storage/overlay-containers").resolve(id).resolve("userdata/config.json");
+        List<String> destinations = new ArrayList<>();
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(config.toFile()).get("mounts")
+                .forEach(m -> destinations.add(m.get("destination").asText()));
+        // podman 4.3 lists the volume first, then /proc, /dev, /sys, /dev/pts, ...: most come after /proc
+        assertTrue(destinations.contains("/data") && destinations.indexOf("/proc") < destinations.size() - 5,
+                "podman's bundle: " + destinations);
+        Command.Result mountinfo = cmd.run(podman("exec", "mounts1", "cat", "/proc/1/mountinfo"));
+        assertEquals(0, mountinfo.exitCode(), mountinfo.describe());
+        assertEquals(List.copyOf(new java.util.LinkedHashSet<>(destinations)),
+                io.jrunc.tests.MountOrderTest.configOrderSeen(mountinfo.out().lines().toList(), destinations),
+                mountinfo.out());
+    }
 }

@@ -100,4 +100,34 @@ class JruncGuestTest {
         Run run = jrunc(dir, "run", "--no-pivot", "oom");
         assertEquals(128 + 9, run.exit(), run.output());
     }
+
+    /**
+     * Mounts in the config's order on Linux 6.1 (the procfs fallback, where mountinfo lists mounts in
+     * the order they were attached): /proc first as runc's default spec has it, and a file bound over
+     * /proc/meminfo after it is what the container reads.
+     */
+    @Test
+    void mountsKeepTheConfigsOrderWithTheProcfsFallback() throws Exception {
+        Path dir = bundle("head -1 /proc/meminfo; cat /proc/self/mountinfo", "{}");
+        Files.writeString(dir.resolve("meminfo"), "MemTotal:         123456 kB\n");
+        ObjectNode config = (ObjectNode) JSON.readTree(dir.resolve("config.json").toFile());
+        ObjectNode bind = ((com.fasterxml.jackson.databind.node.ArrayNode) config.get("mounts")).addObject();
+        bind.put("destination", "/proc/meminfo").put("type", "bind").put("source", dir.resolve("meminfo").toString());
+        bind.set("options", JSON.valueToTree(List.of("bind", "ro")));
+        JSON.writeValue(dir.resolve("config.json").toFile(), config);
+        List<String> wanted = new ArrayList<>();
+        config.get("mounts").forEach(m -> wanted.add(m.get("destination").asText()));
+        Run run = jrunc(dir, "run", "--no-pivot", "order");
+        assertEquals(0, run.exit(), run.output());
+        List<String> lines = run.output().lines().toList();
+        assertEquals("MemTotal:         123456 kB", lines.getFirst(), run.output());
+        java.util.LinkedHashSet<String> seen = new java.util.LinkedHashSet<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String mountPoint = line.split(" ")[4];
+            if (wanted.contains(mountPoint)) {
+                seen.add(mountPoint);
+            }
+        }
+        assertEquals(List.copyOf(new java.util.LinkedHashSet<>(wanted)), List.copyOf(seen), run.output());
+    }
 }
