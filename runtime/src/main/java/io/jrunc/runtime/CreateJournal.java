@@ -29,15 +29,7 @@ final class CreateJournal {
 
     /** Writes the cgroup's location, atomically (a reader sees all of it or nothing). */
     static void recordCgroup(Path dir, CgroupLocation location) {
-        StringBuilder out = new StringBuilder("{\"cgroup\":{\"mode\":");
-        JsonTree.quote(out, location.mode().name()).append(",\"directories\":{");
-        boolean first = true;
-        for (Map.Entry<String, String> e : location.directories().entrySet()) {
-            JsonTree.quote(out.append(first ? "" : ","), e.getKey()).append(':');
-            JsonTree.quote(out, e.getValue());
-            first = false;
-        }
-        out.append("}}}");
+        StringBuilder out = ContainerState.cgroupJson(new StringBuilder("{\"cgroup\":"), location).append('}');
         try {
             Path tmp = dir.resolve("." + FILE + ".tmp");
             Files.write(tmp, out.toString().getBytes(StandardCharsets.UTF_8));
@@ -69,14 +61,15 @@ final class CreateJournal {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        if (!(JsonTree.parse(json) instanceof Map<?, ?> m) || !(m.get("cgroup") instanceof Map<?, ?> cg)
-                || !(cg.get("mode") instanceof String mode) || !(cg.get("directories") instanceof Map<?, ?> dirs)) {
+        Object parsed = JsonTree.parse(json);
+        CgroupLocation recorded;
+        try {
+            recorded = ContainerState.cgroupFromJson(parsed instanceof Map<?, ?> m ? m.get("cgroup") : null);
+        } catch (RuntimeException e) {
             throw new ContainerException("corrupt " + dir.resolve(FILE));
         }
-        Map<String, String> directories = new TreeMap<>();
-        dirs.forEach((k, v) -> directories.put((String) k, (String) v));
         Map<String, String> present = new TreeMap<>();
-        directories.forEach((k, v) -> {
+        recorded.directories().forEach((k, v) -> {
             if (Files.isDirectory(Path.of(v))) {
                 present.put(k, v);
             }
@@ -84,7 +77,7 @@ final class CreateJournal {
         if (present.isEmpty()) {
             return; // killed before any directory was made
         }
-        CgroupMode cgroupMode = CgroupMode.valueOf(mode);
+        CgroupMode cgroupMode = recorded.mode();
         if (cgroupMode == CgroupMode.UNIFIED && !present.containsKey("")) {
             return;
         }
