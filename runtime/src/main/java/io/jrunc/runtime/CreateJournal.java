@@ -3,7 +3,6 @@ package io.jrunc.runtime;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
 import io.jrunc.cgroups.CgroupLocation;
-import io.jrunc.cgroups.CgroupMode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -77,24 +76,9 @@ final class CreateJournal {
         if (present.isEmpty()) {
             return; // killed before any directory was made
         }
-        CgroupMode cgroupMode = recorded.mode();
-        if (cgroupMode == CgroupMode.UNIFIED && !present.containsKey("")) {
-            return;
-        }
-        Cgroup cgroup;
-        try {
-            cgroup = Cgroup.open(new CgroupLocation(cgroupMode, present));
-        } catch (IllegalArgumentException e) {
-            // e.g. a hybrid cgroup with only its v2 directory made: what remains are empty directories
-            for (String d : present.values()) {
-                try {
-                    Files.deleteIfExists(Path.of(d));
-                } catch (IOException ignored) {
-                    // reported by the caller's leftover checks
-                }
-            }
-            return;
-        }
+        // Any non-empty part of a valid location is one: UNIFIED's only key is "", HYBRID takes any
+        // subset of its hierarchies, LEGACY has no "" to lose.
+        Cgroup cgroup = Cgroup.open(new CgroupLocation(recorded.mode(), present));
         cgroup.killAll(9);
         cgroup.destroy();
     }
