@@ -98,12 +98,7 @@ public final class LibcChain implements AutoCloseable {
 
     /** A NULL-terminated array of C strings (an argv or envp). */
     public long strings(List<String> values) {
-        // Addresses written as longs: the first ADDRESS access of a cold JVM costs milliseconds.
-        MemorySegment array = arena.allocate(8L * (values.size() + 1), 8);
-        for (int i = 0; i < values.size(); i++) {
-            array.set(JAVA_LONG, 8L * i, arena.allocateFrom(values.get(i)).address());
-        }
-        return array.address();
+        return CStrings.array(arena, values).address();
     }
 
     /** A copy of {@code bytes}, 8-byte aligned. */

@@ -2,7 +2,6 @@ package io.jrunc.bindings;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
@@ -120,25 +119,11 @@ public final class PosixSpawn implements AutoCloseable {
         check("posix_spawnattr_setflags", call(Handles.ATTR_FLAGS, attr, flags));
         MemorySegment pid = arena.allocate(JAVA_INT);
         int err = (int) Calls.value(Handles.SPAWN, pid, arena.allocateFrom(path), actions, attr,
-                strings(argv), strings(env));
+                CStrings.array(arena, argv), CStrings.array(arena, env));
         if (err != 0) {
             throw new ErrnoException("posix_spawn", err, path);
         }
         return pid.get(JAVA_INT, 0);
-    }
-
-    /**
-     * A NULL-terminated array of C strings (the allocation is zeroed, so the last slot is NULL). The
-     * addresses are written as longs: on a cold JVM the first access through the ADDRESS layout links
-     * its method handles, which measured 4.6 to 8.8 ms per create here, while JAVA_LONG accesses are
-     * linked already.
-     */
-    private MemorySegment strings(List<String> values) {
-        MemorySegment array = arena.allocate(8L * (values.size() + 1), 8);
-        for (int i = 0; i < values.size(); i++) {
-            array.set(JAVA_LONG, 8L * i, arena.allocateFrom(values.get(i)).address());
-        }
-        return array;
     }
 
     @Override

@@ -88,13 +88,14 @@ final class CgroupV1Resources {
         }
     }
 
+    /** {@link #dir}, with the field in front of its error and the reason after it. */
     private Path networkDir(String controller, String field) throws CgroupException {
-        Path dir = byController.get(controller);
-        if (dir == null) {
-            throw new CgroupException(field + ": cannot set " + controller + " limit: container could not join or"
-                    + " create cgroup (this host has no " + controller + " hierarchy mounted)");
+        try {
+            return dir(controller);
+        } catch (CgroupException e) {
+            throw new CgroupException(field + ": " + e.getMessage() + " (this host has no " + controller
+                    + " hierarchy mounted)");
         }
-        return dir;
     }
 
     private void write(Path dir, String file, String value) throws CgroupException {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * Reads a bundle's config.json (or an exec process.json) and validates it: the one way configs enter
@@ -77,10 +78,14 @@ public final class SpecLoader {
 
     private static byte[] readFile(Path file) throws SpecException {
         try {
-            long size = Files.size(file);
-            if (size > MAX_DOCUMENT_BYTES) {
-                throw tooLarge(file.getFileName().toString(), Long.toString(size));
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            if (attributes.size() > MAX_DOCUMENT_BYTES) {
+                throw tooLarge(file.getFileName().toString(), Long.toString(attributes.size()));
             }
+            if (attributes.isRegularFile()) {
+                return Files.readAllBytes(file);
+            }
+            // a device or FIFO has no size to check (/dev/zero would fill the heap): read it as stdin
             try (java.io.InputStream in = Files.newInputStream(file)) {
                 return readLimited(in, file.getFileName().toString());
             }

@@ -95,7 +95,7 @@ public final class Main {
      */
     public static void main(String[] args) {
         // A failure on any other thread is one error line too, never a JVM "Exception in thread".
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> report(e));
+        Thread.setDefaultUncaughtExceptionHandler(new ReportUncaught());
         int status;
         try {
             status = run(args);
@@ -108,6 +108,18 @@ public final class Main {
             io.jrunc.bindings.Processes.exitNow(status);
         }
         Runtime.getRuntime().halt(status);
+    }
+
+    /**
+     * {@link #report}s what another thread let escape. A class, not a lambda: a lambda is an
+     * invokedynamic linked on every call's start path, and AOT training runs {@link #run}, not main,
+     * so its linkage would not be in the cache.
+     */
+    private static final class ReportUncaught implements Thread.UncaughtExceptionHandler {
+        @Override
+        public void uncaughtException(Thread thread, Throwable e) {
+            report(e);
+        }
     }
 
     /** The subcommand called {@code name} (or runc's alias "ls"), or null. */

@@ -40,10 +40,33 @@ public record ContainerState(String id, int pid, long pidStartTime, String ociVe
         for (int k = 0; k < hooks.size(); k++) {
             JsonTree.quote(out.append(k == 0 ? "" : ","), hooks.get(k));
         }
-        out.append("],\"cgroup\":{\"mode\":");
-        JsonTree.quote(out, cgroup.mode().name()).append(",\"directories\":");
+        out.append("],\"cgroup\":");
+        return cgroupJson(out, cgroup).append('}').toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * {@code {"mode":"HYBRID","directories":{"":"/sys/fs/cgroup/unified/x",...}}}: a cgroup location as
+     * state.json and creating.json (CreateJournal) hold it.
+     */
+    static StringBuilder cgroupJson(StringBuilder out, CgroupLocation cgroup) {
+        JsonTree.quote(out.append("{\"mode\":"), cgroup.mode().name()).append(",\"directories\":");
         object(out, cgroup.directories());
-        return out.append("}}").toString().getBytes(StandardCharsets.UTF_8);
+        return out.append('}');
+    }
+
+    /**
+     * The location {@link #cgroupJson} wrote, from {@link JsonTree#parse}'s value of it.
+     *
+     * @throws RuntimeException if {@code json} is not such a location
+     */
+    static CgroupLocation cgroupFromJson(Object json) {
+        Map<String, String> dirs = new TreeMap<>();
+        CgroupMode mode = null;
+        if (json instanceof Map<?, ?> cg) {
+            mode = cg.get("mode") instanceof String s ? CgroupMode.valueOf(s) : null;
+            strings(cg.get("directories"), dirs);
+        }
+        return new CgroupLocation(mode, dirs);
     }
 
     private static StringBuilder member(StringBuilder out, String name) {
@@ -79,12 +102,6 @@ public record ContainerState(String id, int pid, long pidStartTime, String ociVe
             if (!(JsonTree.parse(json) instanceof Map<?, ?> m)) {
                 throw new IllegalArgumentException("not an object");
             }
-            Map<String, String> dirs = new TreeMap<>();
-            CgroupMode mode = null;
-            if (m.get("cgroup") instanceof Map<?, ?> cg) {
-                mode = cg.get("mode") instanceof String s ? CgroupMode.valueOf(s) : null;
-                strings(cg.get("directories"), dirs);
-            }
             List<String> hooks = new ArrayList<>();
             if (m.get("hooks") instanceof List<?> list) {
                 for (Object h : list) {
@@ -96,7 +113,7 @@ public record ContainerState(String id, int pid, long pidStartTime, String ociVe
             return new ContainerState((String) m.get("id"), (int) number(m.get("pid")), number(m.get("pidStartTime")),
                     (String) m.get("ociVersion"), (String) m.get("bundle"), (String) m.get("rootfs"),
                     (String) m.get("created"), m.get("owner") instanceof String o ? o : "", annotations,
-                    List.copyOf(hooks), new CgroupLocation(mode, dirs));
+                    List.copyOf(hooks), cgroupFromJson(m.get("cgroup")));
         } catch (RuntimeException e) {
             throw new ContainerException("corrupt container state: " + e.getMessage(), e);
         }

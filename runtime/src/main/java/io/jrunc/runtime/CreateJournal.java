@@ -3,7 +3,6 @@ package io.jrunc.runtime;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
 import io.jrunc.cgroups.CgroupLocation;
-import io.jrunc.cgroups.CgroupMode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -29,15 +28,7 @@ final class CreateJournal {
 
     /** Writes the cgroup's location, atomically (a reader sees all of it or nothing). */
     static void recordCgroup(Path dir, CgroupLocation location) {
-        StringBuilder out = new StringBuilder("{\"cgroup\":{\"mode\":");
-        JsonTree.quote(out, location.mode().name()).append(",\"directories\":{");
-        boolean first = true;
-        for (Map.Entry<String, String> e : location.directories().entrySet()) {
-            JsonTree.quote(out.append(first ? "" : ","), e.getKey()).append(':');
-            JsonTree.quote(out, e.getValue());
-            first = false;
-        }
-        out.append("}}}");
+        StringBuilder out = ContainerState.cgroupJson(new StringBuilder("{\"cgroup\":"), location).append('}');
         try {
             Path tmp = dir.resolve("." + FILE + ".tmp");
             Files.write(tmp, out.toString().getBytes(StandardCharsets.UTF_8));
@@ -69,14 +60,15 @@ final class CreateJournal {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        if (!(JsonTree.parse(json) instanceof Map<?, ?> m) || !(m.get("cgroup") instanceof Map<?, ?> cg)
-                || !(cg.get("mode") instanceof String mode) || !(cg.get("directories") instanceof Map<?, ?> dirs)) {
+        Object parsed = JsonTree.parse(json);
+        CgroupLocation recorded;
+        try {
+            recorded = ContainerState.cgroupFromJson(parsed instanceof Map<?, ?> m ? m.get("cgroup") : null);
+        } catch (RuntimeException e) {
             throw new ContainerException("corrupt " + dir.resolve(FILE));
         }
-        Map<String, String> directories = new TreeMap<>();
-        dirs.forEach((k, v) -> directories.put((String) k, (String) v));
         Map<String, String> present = new TreeMap<>();
-        directories.forEach((k, v) -> {
+        recorded.directories().forEach((k, v) -> {
             if (Files.isDirectory(Path.of(v))) {
                 present.put(k, v);
             }
@@ -84,24 +76,9 @@ final class CreateJournal {
         if (present.isEmpty()) {
             return; // killed before any directory was made
         }
-        CgroupMode cgroupMode = CgroupMode.valueOf(mode);
-        if (cgroupMode == CgroupMode.UNIFIED && !present.containsKey("")) {
-            return;
-        }
-        Cgroup cgroup;
-        try {
-            cgroup = Cgroup.open(new CgroupLocation(cgroupMode, present));
-        } catch (IllegalArgumentException e) {
-            // e.g. a hybrid cgroup with only its v2 directory made: what remains are empty directories
-            for (String d : present.values()) {
-                try {
-                    Files.deleteIfExists(Path.of(d));
-                } catch (IOException ignored) {
-                    // reported by the caller's leftover checks
-                }
-            }
-            return;
-        }
+        // Any non-empty part of a valid location is one: UNIFIED's only key is "", HYBRID takes any
+        // subset of its hierarchies, LEGACY has no "" to lose.
+        Cgroup cgroup = Cgroup.open(new CgroupLocation(recorded.mode(), present));
         cgroup.killAll(9);
         cgroup.destroy();
     }

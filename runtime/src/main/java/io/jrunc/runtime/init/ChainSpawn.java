@@ -53,13 +53,12 @@ public final class ChainSpawn implements AutoCloseable {
 
     /**
      * Builds the chain. {@code gate.opathFd() < 0}: the gate is a path in the container's root, to be
-     * opened O_PATH at the lowest free descriptor, which must be {@code gatePathFd}. {@code program} is
-     * the filter's program as {@code struct sock_filter[]} ({@link FilterCompilation#programBytes}).
+     * opened O_PATH at the lowest free descriptor, which must be {@code gatePathFd}.
      */
     public static ChainSpawn of(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, CompiledFilter filter, byte[] program, ChildStatus.Runtime runtime) {
+            ProcessCredentials credentials, FilterCompilation.Loadable filter, ChildStatus.Runtime runtime) {
         ChainSpawn spawn = new ChainSpawn();
-        spawn.build(request, gate, ptySlave, credentials, filter, program, runtime);
+        spawn.build(request, gate, ptySlave, credentials, filter.filter(), filter.programBytes(), runtime);
         return spawn;
     }
 

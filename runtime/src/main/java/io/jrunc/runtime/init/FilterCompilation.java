@@ -15,17 +15,26 @@ import java.util.function.Supplier;
  * waits for this compilation ({@link #get}) before anything else.
  */
 public final class FilterCompilation {
+    /**
+     * A compiled filter as the child loads it, with its program serialized as the kernel takes it
+     * ({@code struct sock_filter[]}). create makes it on the compile thread, so the spawning thread
+     * does not pay the serialization (~0.5 ms of interpreted code).
+     */
+    public record Loadable(CompiledFilter filter, byte[] programBytes) {
+        static Loadable of(CompiledFilter filter) {
+            return new Loadable(filter, filter.program().toBytes());
+        }
+    }
+
     private final boolean usesNotify;
     private final Thread thread;
-    private volatile CompiledFilter filter;
-    private volatile byte[] programBytes;
+    private volatile Loadable filter;
     private volatile Throwable failure;
 
-    private FilterCompilation(boolean usesNotify, Thread thread, CompiledFilter filter) {
+    private FilterCompilation(boolean usesNotify, Thread thread, Loadable filter) {
         this.usesNotify = usesNotify;
         this.thread = thread;
         this.filter = filter;
-        this.programBytes = filter == null ? null : filter.program().toBytes();
     }
 
     /** Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says. */
@@ -34,10 +43,7 @@ public final class FilterCompilation {
         Thread thread = Thread.ofPlatform().name("jrunc-seccomp").daemon(true).unstarted(() -> {
             try {
                 SpawnThread.openSeccompJar();
-                CompiledFilter compiled = compile.get();
-                // serialized here too: ~0.5 ms of interpreted code the spawning thread would pay
-                self[0].programBytes = compiled.program().toBytes();
-                self[0].filter = compiled;
+                self[0].filter = Loadable.of(compile.get());
             } catch (RuntimeException | Error e) {
                 self[0].failure = e;
             }
@@ -50,7 +56,7 @@ public final class FilterCompilation {
     /** An already compiled filter (exec compiles before it does anything else). */
     public static FilterCompilation of(CompiledFilter filter) {
         SpawnThread.openSeccompJar();
-        return new FilterCompilation(filter.usesNotify(), null, filter);
+        return new FilterCompilation(filter.usesNotify(), null, Loadable.of(filter));
     }
 
     /** Whether a rule notifies, known before the compile ends: the child's descriptors depend on it. */
@@ -58,13 +64,8 @@ public final class FilterCompilation {
         return usesNotify;
     }
 
-    /** The program as the kernel takes it ({@code struct sock_filter[]}), once {@link #get} has returned. */
-    public byte[] programBytes() {
-        return programBytes;
-    }
-
-    /** The filter, waiting for the compile; its failure is rethrown. */
-    public CompiledFilter get() {
+    /** The filter and its program's bytes, waiting for the compile; its failure is rethrown. */
+    public Loadable get() {
         if (thread != null) {
             boolean interrupted = false;
             while (true) {

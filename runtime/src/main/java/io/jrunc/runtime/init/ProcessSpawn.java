@@ -1,7 +1,5 @@
 package io.jrunc.runtime.init;
 
-import io.jrunc.seccomp.CompiledFilter;
-
 /**
  * How a container's process is made once its thread is prepared: by posix_spawn after the thread took
  * the process's credentials, or, when the process has a seccomp filter, by a {@link ChainSpawn} that
@@ -40,10 +38,10 @@ public final class ProcessSpawn {
             self.spawning();
             return ProcessLauncher.spawn(setup.request(), gate, ptySlave);
         }
-        CompiledFilter compiled = filter.get();
+        FilterCompilation.Loadable compiled = filter.get();
         try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, ptySlave, setup.credentials(), compiled,
-                filter.programBytes(), runtime)) {
-            PreExecCheck.check(compiled, chain.afterLoad());
+                runtime)) {
+            PreExecCheck.check(compiled.filter(), chain.afterLoad());
             expected = ChildStatus.expected(setup.credentials(), runtime);
             self.spawning();
             return chain.spawn();
