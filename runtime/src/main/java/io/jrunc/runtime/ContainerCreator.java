@@ -10,6 +10,7 @@ import io.jrunc.cgroups.CgroupsPath;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.runtime.init.ChainSpawn;
 import io.jrunc.runtime.init.ChildStatus;
+import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.runtime.init.ContainerFinisher;
 import io.jrunc.runtime.init.ContainerInit;
 import io.jrunc.runtime.init.ExecutableLookup;
@@ -116,7 +117,7 @@ public final class ContainerCreator {
             }
 
             ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, placement, options.noPivot(),
-                    consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id(), filter);
+                    consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id(), filter, options.stdio());
             SpawnThread thread = new SpawnThread("jrunc-init", init).start();
             try {
                 pid = thread.awaitChild(SPAWN_TIMEOUT_MILLIS);
@@ -217,7 +218,7 @@ public final class ContainerCreator {
         if (pid > 0) {
             try {
                 Processes.kill(pid, 9);
-                Processes.waitpid(pid, 0);
+                ChildWaits.waitpid(pid, 0);
             } catch (ErrnoException ignored) {
                 // already gone
             }

@@ -7,6 +7,7 @@ import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.runtime.init.ChainSpawn;
 import io.jrunc.runtime.init.ChildStatus;
+import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.runtime.init.ExecInit;
 import io.jrunc.runtime.init.FilterCompilation;
 import io.jrunc.seccomp.CompiledFilter;
@@ -57,7 +58,7 @@ public final class ContainerExec {
                 consoleFd = UnixSockets.connect(options.consoleSocket().toString());
             }
             ExecInit init = new ExecInit(container.state().pid(), options.process(), container.cgroup(), gateFd,
-                    consoleFd, options.preserveFds(), filter == null ? null : FilterCompilation.of(filter));
+                    consoleFd, options.preserveFds(), filter == null ? null : FilterCompilation.of(filter), options.stdio());
             SpawnThread thread = new SpawnThread("jrunc-exec", init).start();
             try {
                 pid = thread.awaitChild(60_000);
@@ -93,7 +94,7 @@ public final class ContainerExec {
             if (pid > 0) {
                 try {
                     Processes.kill(pid, 9);
-                    Processes.waitpid(pid, 0);
+                    ChildWaits.waitpid(pid, 0);
                 } catch (ErrnoException ignored) {
                     // gone
                 }

@@ -1,5 +1,6 @@
 package io.jrunc.runtime;
 
+import io.jrunc.runtime.init.SpawnRequest;
 import java.nio.file.Path;
 
 /**
@@ -9,9 +10,17 @@ import java.nio.file.Path;
  * @param consoleSocket AF_UNIX socket that receives the pty master when process.terminal is true
  * @param preserveFds   how many descriptors from 3 up the container's process inherits
  * @param consoleFd     an already connected console socket (foreground `run` with a terminal), or -1
+ * @param stdio         the process's standard streams when they are not the runtime's own (the guest
+ *                      agent's pipes); the jrunc binary's callers pass theirs by inheritance
  */
 public record CreateOptions(String id, Path bundle, Path pidFile, Path consoleSocket, boolean noPivot,
-        boolean noNewKeyring, int preserveFds, int consoleFd) {
+        boolean noNewKeyring, int preserveFds, int consoleFd, SpawnRequest.Stdio stdio) {
+
+    public CreateOptions(String id, Path bundle, Path pidFile, Path consoleSocket, boolean noPivot,
+            boolean noNewKeyring, int preserveFds, int consoleFd) {
+        this(id, bundle, pidFile, consoleSocket, noPivot, noNewKeyring, preserveFds, consoleFd,
+                SpawnRequest.Stdio.INHERIT);
+    }
 
     public CreateOptions(String id, Path bundle, Path pidFile, Path consoleSocket, boolean noPivot,
             boolean noNewKeyring, int preserveFds) {

@@ -1,8 +1,18 @@
 package io.jrunc.runtime;
 
+import io.jrunc.runtime.init.SpawnRequest;
 import io.jrunc.spec.Process;
 import java.nio.file.Path;
 
-/** `exec`: the process to run (already merged with the container's defaults) and runc's exec flags. */
+/**
+ * `exec`: the process to run (already merged with the container's defaults) and runc's exec flags;
+ * {@code stdio} is the process's standard streams when they are not the runtime's own (the guest agent).
+ */
 public record ExecOptions(Process process, Path pidFile, Path consoleSocket, boolean detach, int preserveFds,
-        boolean ignorePaused) {}
+        boolean ignorePaused, SpawnRequest.Stdio stdio) {
+
+    public ExecOptions(Process process, Path pidFile, Path consoleSocket, boolean detach, int preserveFds,
+            boolean ignorePaused) {
+        this(process, pidFile, consoleSocket, detach, preserveFds, ignorePaused, SpawnRequest.Stdio.INHERIT);
+    }
+}

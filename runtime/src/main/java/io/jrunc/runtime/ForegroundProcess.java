@@ -2,6 +2,7 @@ package io.jrunc.runtime;
 
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
+import io.jrunc.runtime.init.ChildWaits;
 import java.util.List;
 import sun.misc.Signal;
 
@@ -38,6 +39,6 @@ public final class ForegroundProcess {
     }
 
     public int waitForExit() {
-        return Processes.waitpid(pid, 0).shellStatus();
+        return ChildWaits.waitpid(pid, 0).shellStatus();
     }
 }

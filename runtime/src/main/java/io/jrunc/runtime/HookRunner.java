@@ -5,6 +5,7 @@ import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.PosixSpawn;
 import io.jrunc.bindings.Processes;
+import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.spec.Hook;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -72,12 +73,12 @@ public final class HookRunner {
                     }
                 } else if (System.nanoTime() >= deadline) {
                     Processes.kill(pid, 9);
-                    Processes.waitpid(pid, 0);
+                    ChildWaits.waitpid(pid, 0);
                     throw new ContainerException(kind + " hook #" + index + ": timeout after " + hook.timeout()
                             + " seconds");
                 }
             }
-            Processes.WaitStatus status = Processes.waitpid(pid, 0);
+            Processes.WaitStatus status = ChildWaits.waitpid(pid, 0);
             if (!status.exited() || status.exitCode() != 0) {
                 String out = captured.toString(StandardCharsets.UTF_8).strip();
                 throw new ContainerException(kind + " hook #" + index + ": " + hook.path() + ": "

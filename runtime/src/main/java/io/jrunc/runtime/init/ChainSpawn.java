@@ -22,7 +22,8 @@ import java.util.List;
  * <ol>
  *   <li>every signal the JVM catches or ignores back to its default (until then the JVM thread's mask
  *       is kept, which blocks the JVM's asynchronous signals, so no JVM handler can run in the child);
- *   <li>a new session; the pty slave as stdin, stdout and stderr; the preserved descriptors kept;
+ *   <li>a new session; the pty slave (or the request's explicit streams) as stdin, stdout and stderr;
+ *       the preserved descriptors kept;
  *       every other descriptor closed;
  *   <li>without no_new_privs: the filter;
  *   <li>the credentials in {@link ProcessCredentials}'s order, then the working directory;
@@ -100,6 +101,14 @@ public final class ChainSpawn implements AutoCloseable {
             chain.call("open", chain.string(ptySlave), FileDescriptors.O_RDWR, 0);
             chain.call("dup2", 0, 1);
             chain.call("dup2", 0, 2);
+        } else {
+            SpawnRequest.Stdio stdio = request.stdio();
+            int[] from = {stdio.in(), stdio.out(), stdio.err()};
+            for (int fd = 0; fd < 3; fd++) {
+                if (from[fd] >= 0) {
+                    chain.call("dup2", from[fd], fd);
+                }
+            }
         }
         for (int fd = 3; fd < low; fd++) {
             sys("fcntl", fd, FileDescriptors.F_SETFD, 0);

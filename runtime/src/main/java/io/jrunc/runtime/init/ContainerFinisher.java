@@ -117,7 +117,7 @@ public final class ContainerFinisher {
             chain.call("mount", chain.string("proc"), chain.string(proc.destination()), chain.string("proc"),
                     o.flags(), o.data().isEmpty() ? 0 : chain.string(o.data()));
             int child = chain.run(LibcChain.CLONE_VM | LibcChain.CLONE_VFORK);
-            Processes.waitpid(child, Processes.__WALL);
+            ChildWaits.waitpid(child, Processes.__WALL);
         }
         if (StatFs.of(proc.destination()).type() != PROC_SUPER_MAGIC) {
             throw new IllegalStateException("mounting proc at " + proc.destination() + " failed");

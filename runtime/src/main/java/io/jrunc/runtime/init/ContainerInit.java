@@ -33,16 +33,19 @@ public final class ContainerInit implements SpawnThread.Body {
     private final ChildPlacement placement;
     private final FilterCompilation filter;
     private final ProcessSpawn spawn;
+    private final SpawnRequest.Stdio stdio;
     private volatile RootfsBuilder.Prepared prepared;
 
     /**
      * @param placement begun by the creating thread ({@link Cgroup#beginPlacement}), which closes it
      * @param filter the compiled linux.seccomp, or null: with one, the child is made by a {@link ChainSpawn}
+     * @param stdio the process's standard streams ({@link SpawnRequest.Stdio#INHERIT}: the runtime's)
      */
     public ContainerInit(Spec spec, Path rootfs, Path execFifo, NamespacePlan namespaces, Cgroup cgroup,
             ChildPlacement placement, boolean noPivot, int consoleSocket, int preserveFds, String newKeyring,
-            FilterCompilation filter) {
+            FilterCompilation filter, SpawnRequest.Stdio stdio) {
         this.spec = spec;
+        this.stdio = stdio;
         this.rootfs = rootfs;
         this.execFifo = execFifo;
         this.namespaces = namespaces;
@@ -105,7 +108,7 @@ public final class ContainerInit implements SpawnThread.Body {
             Uts.setdomainname(spec.domainname());
         }
 
-        ProcessSetup setup = ProcessSetup.of(spec.process(), preserveFds);
+        ProcessSetup setup = ProcessSetup.of(spec.process(), preserveFds).withStdio(stdio);
         String slave = null;
         if (setup.request().terminal()) {
             slave = PtyHandoff.handOver(consoleSocket, spec.process().consoleSize(), true);

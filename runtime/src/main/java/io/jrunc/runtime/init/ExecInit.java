@@ -18,11 +18,13 @@ public final class ExecInit implements SpawnThread.Body {
     private final int consoleSocket;
     private final int preserveFds;
     private final ProcessSpawn spawn;
+    private final SpawnRequest.Stdio stdio;
     private volatile ChildPlacement placement;
 
     /** @param filter the container's compiled linux.seccomp, or null (then posix_spawn makes the process) */
     public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds,
-            FilterCompilation filter) {
+            FilterCompilation filter, SpawnRequest.Stdio stdio) {
+        this.stdio = stdio;
         this.initPid = initPid;
         this.process = process;
         this.cgroup = cgroup;
@@ -50,7 +52,7 @@ public final class ExecInit implements SpawnThread.Body {
             namespaces.join();
         }
         FsContext.chdir("/");
-        ProcessSetup setup = ProcessSetup.of(process, preserveFds);
+        ProcessSetup setup = ProcessSetup.of(process, preserveFds).withStdio(stdio);
         String slave = null;
         if (setup.request().terminal()) {
             slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);

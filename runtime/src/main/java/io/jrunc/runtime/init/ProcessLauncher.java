@@ -10,7 +10,7 @@ import io.jrunc.bindings.PosixSpawn;
  * EOF exactly when the program has been exec'd.
  *
  * <p>File actions, in order: the pty slave as stdin/stdout/stderr (opened after setsid and without
- * O_NOCTTY, so it becomes the controlling terminal); preserved descriptors 3..3+N-1 kept open; the
+ * O_NOCTTY, so it becomes the controlling terminal), or the request's explicit streams; preserved descriptors 3..3+N-1 kept open; the
  * working directory; every other descriptor closed (none of the JVM's reach the container); the gate;
  * the working directory again (the first chdir reports a missing or forbidden one at create, the second
  * lands in the mount that is there once the gate opens).
@@ -40,6 +40,14 @@ public final class ProcessLauncher {
             spawn.cleanSignals().newSession();
             if (ptySlave != null) {
                 spawn.open(0, ptySlave, FileDescriptors.O_RDWR, 0).dup2(0, 1).dup2(0, 2);
+            } else {
+                SpawnRequest.Stdio stdio = request.stdio();
+                int[] from = {stdio.in(), stdio.out(), stdio.err()};
+                for (int fd = 0; fd < 3; fd++) {
+                    if (from[fd] >= 0) {
+                        spawn.dup2(from[fd], fd);
+                    }
+                }
             }
             for (int fd = 3; fd < low; fd++) {
                 spawn.dup2(fd, fd);

@@ -19,6 +19,11 @@ public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials)
 
     private static final int DEFAULT_UMASK = 0022;
 
+    /** The same process with explicit standard streams ({@link SpawnRequest.Stdio}). */
+    public ProcessSetup withStdio(SpawnRequest.Stdio stdio) {
+        return new ProcessSetup(request.withStdio(stdio), credentials);
+    }
+
     public static ProcessSetup of(Process process, int preserveFds) {
         if (process == null || process.args() == null || process.args().isEmpty()) {
             throw new IllegalArgumentException("process.args: must not be empty");
@@ -38,7 +43,7 @@ public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials)
         int[] groups = extra.stream().mapToInt(Long::intValue).toArray();
         SpawnRequest request = new SpawnRequest(path, process.args(),
                 withHome(process.env() == null ? List.of() : process.env(), uid), cwd, umask, preserveFds,
-                Boolean.TRUE.equals(process.terminal()));
+                Boolean.TRUE.equals(process.terminal()), SpawnRequest.Stdio.INHERIT);
         ProcessCredentials credentials = new ProcessCredentials(uid, gid, groups, process.capabilities(),
                 Boolean.TRUE.equals(process.noNewPrivileges()));
         return new ProcessSetup(request, credentials);
