@@ -27,7 +27,7 @@ class VersionTest {
         try (TestAgent agent = TestAgent.onSocket(dir, 2)) {
             IncompatibleAgentException e = assertThrows(IncompatibleAgentException.class, agent::client);
             assertEquals(2, e.version().getMajor());
-            assertTrue(e.getMessage().contains("speaks protocol 2.0") && e.getMessage().contains("knows major 1"),
+            assertTrue(e.getMessage().contains("speaks protocol 2." + AgentProtocol.MINOR) && e.getMessage().contains("knows major 1"),
                     e.getMessage());
         }
     }

@@ -46,14 +46,14 @@ class WireInteropTest {
                     // Request.metadata (5) = KeyValue{key (1) = "k", value (2) = "v"}
                     + "2a06 0a016b 120176");
             assertEquals(
-                    // header: data length 18, stream id 1, type 2 (response), flags 0
-                    "00000012" + "00000001" + "02" + "00"
+                    // header: data length 20, stream id 1, type 2 (response), flags 0
+                    "00000014" + "00000001" + "02" + "00"
                     // Response.status (1) = Status{} (code 0: success)
                     + "0a00"
-                    // Response.payload (2) = GetVersionResponse{major (1) = 1, minor (2) = 0 (absent),
+                    // Response.payload (2) = GetVersionResponse{major (1) = 1, minor (2) = 1,
                     // agent (3) = "test-agent"}
-                    + "120e" + "0801" + "1a0a" + "746573742d6167656e74",
-                    RawPeer.HEX.formatHex(peer.readExactly(10 + 18)));
+                    + "1210" + "0801" + "1001" + "1a0a" + "746573742d6167656e74",
+                    RawPeer.HEX.formatHex(peer.readExactly(10 + 20)));
         }
     }
 

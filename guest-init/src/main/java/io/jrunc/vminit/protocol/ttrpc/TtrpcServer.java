@@ -62,6 +62,24 @@ public final class TtrpcServer implements AutoCloseable {
     }
 
     /**
+     * Serves one connection that is not a SocketChannel (an AF_VSOCK socket opened through FFM) until
+     * it ends or this server is closed. Blocks.
+     */
+    public void serveConnection(ByteStream connection) {
+        ServerSession session = new ServerSession("connection " + sessionCount.incrementAndGet(), connection,
+                dispatcher, options, false);
+        sessions.add(session);
+        try {
+            if (!closed) {
+                session.run();
+            }
+        } finally {
+            sessions.remove(session);
+            session.close();
+        }
+    }
+
+    /**
      * Serves a stream that outlives its clients (a virtio-serial port), resynchronising on each new
      * client's preamble, until the stream ends or this server is closed. Blocks.
      */

@@ -1,0 +1,50 @@
+package io.jrunc.vminit;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The guest's cgroup v2 tree: every available controller enabled at the root and in
+ * {@value #CONTAINERS}, the containers' parent; the agent alone in {@value #AGENT}, with memory.low so
+ * container pressure does not reclaim it, and oom_score_adj -999 (killing PID 1 panics the guest).
+ */
+final class CgroupSetup {
+    private CgroupSetup() {}
+
+    static final Path ROOT = Path.of("/sys/fs/cgroup");
+    static final String AGENT = "agent";
+    static final String CONTAINERS = "containers";
+    /** What the agent's memory is protected up to: its heap limit and the JVM's own memory. */
+    static final long AGENT_MEMORY_LOW = 96L << 20;
+
+    static String setUp() throws IOException {
+        String controllers = Files.readString(ROOT.resolve("cgroup.controllers")).trim();
+        enable(ROOT, controllers);
+        Path agent = Files.createDirectories(ROOT.resolve(AGENT));
+        Files.writeString(agent.resolve("cgroup.procs"), Long.toString(ProcessHandle.current().pid()));
+        if (Files.exists(agent.resolve("memory.low"))) {
+            Files.writeString(agent.resolve("memory.low"), Long.toString(AGENT_MEMORY_LOW));
+        }
+        Path containers = Files.createDirectories(ROOT.resolve(CONTAINERS));
+        enable(containers, Files.readString(containers.resolve("cgroup.controllers")).trim());
+        Files.writeString(Path.of("/proc/self/oom_score_adj"), "-999");
+        return controllers;
+    }
+
+    /** The cgroupsPath the agent gives a container: its own directory under the containers' parent. */
+    static String pathOf(String id) {
+        return "/" + CONTAINERS + "/" + id;
+    }
+
+    private static void enable(Path dir, String controllers) throws IOException {
+        if (controllers.isEmpty()) {
+            return;
+        }
+        StringBuilder line = new StringBuilder();
+        for (String c : controllers.split(" ")) {
+            line.append(line.isEmpty() ? "" : " ").append('+').append(c);
+        }
+        Files.writeString(dir.resolve("cgroup.subtree_control"), line.toString());
+    }
+}

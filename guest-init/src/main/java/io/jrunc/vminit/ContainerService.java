@@ -1,0 +1,203 @@
+package io.jrunc.vminit;
+
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.Processes;
+import io.jrunc.runtime.Container;
+import io.jrunc.runtime.ContainerCreator;
+import io.jrunc.runtime.ContainerDirectory;
+import io.jrunc.runtime.ContainerException;
+import io.jrunc.runtime.CreateOptions;
+import io.jrunc.spec.Spec;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.*;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * jrunc.agent.v1.Containers: each container's lifecycle, made with the runtime library
+ * ({@link ContainerCreator}, the same spawn path as the jrunc binary), in this JVM, with pipes the
+ * agent holds as the process's standard streams.
+ */
+final class ContainerService {
+    private final ContainerStore store;
+    private final Reaper reaper;
+    private final PodConfig pod;
+
+    ContainerService(ContainerStore store, Reaper reaper, PodConfig pod) {
+        this.store = store;
+        this.reaper = reaper;
+        this.pod = pod;
+    }
+
+    void register(Dispatcher d) {
+        d.register(AgentMethods.Containers.CREATE, (c, r) -> create(r));
+        d.register(AgentMethods.Containers.START, (c, r) -> start(r));
+        d.register(AgentMethods.Containers.STOP, (c, r) -> stop(r));
+        d.register(AgentMethods.Containers.REMOVE, (c, r) -> remove(r));
+        d.register(AgentMethods.Containers.INSPECT, (c, r) ->
+                InspectContainerResponse.newBuilder().setContainer(store.get(r.getId()).info()).build());
+        d.register(AgentMethods.Containers.LIST, (c, r) -> {
+            ListContainersResponse.Builder b = ListContainersResponse.newBuilder();
+            store.all().forEach(rec -> b.addContainers(rec.info()));
+            return b.build();
+        });
+        d.register(AgentMethods.Containers.STATS, (c, r) -> CgroupStatsReader.read(store.get(r.getId()).id));
+    }
+
+    private CreateContainerResponse create(CreateContainerRequest r) throws RpcException, InterruptedException {
+        String id = r.getId();
+        try {
+            io.jrunc.runtime.ContainerId.validate(id);
+        } catch (ContainerException e) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "id: " + e.getMessage());
+        }
+        if (r.getRootfs().getSerial().isEmpty()) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "rootfs.serial: must be set");
+        }
+        ContainerSpecs.Rewritten config = ContainerSpecs.rewrite(r.getOciConfig().toByteArray(), id, pod.hostname);
+        store.reserve(id);
+        Path bundle = ContainerStore.BUNDLES.resolve(id);
+        List<Path> mounts = List.of();
+        ProcessIo io = null;
+        boolean created = false;
+        long t0 = System.nanoTime();
+        try {
+            Path device;
+            try {
+                device = RootDisks.find(r.getRootfs().getSerial(), 10_000);
+            } catch (IOException e) {
+                throw new RpcException(Code.INTERNAL, "listing disks: " + e.getMessage());
+            }
+            if (device == null) {
+                throw new RpcException(Code.NOT_FOUND, "no disk with serial " + r.getRootfs().getSerial());
+            }
+            String fsType = r.getRootfs().getFsType().isEmpty() ? "ext4" : r.getRootfs().getFsType();
+            Spec spec;
+            try {
+                Files.createDirectories(bundle);
+                Files.write(bundle.resolve("config.json"), config.json());
+                mounts = RootDisks.mount(device, fsType, bundle, config.writable());
+                spec = ContainerCreator.loadBundle(id, bundle);
+            } catch (IOException | ErrnoException e) {
+                throw new RpcException(Code.INTERNAL, "preparing the root filesystem: " + e.getMessage());
+            } catch (ContainerException e) {
+                throw new RpcException(Code.INVALID_ARGUMENT, e.getMessage());
+            }
+            io = ProcessIo.pipes(id);
+            int pid;
+            try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id,
+                    bundle, null, null, false, false, 0, -1, io.childStdio()), false, spec)) {
+                pid = container.state().pid();
+            } catch (ContainerException e) {
+                throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());
+            } finally {
+                io.closeChildEnds();
+            }
+            ContainerRecord rec = new ContainerRecord(id, r.getRootfs().getSerial(), bundle, mounts);
+            rec.init = new ManagedProcess(id, "", pid, io, reaper);
+            store.fill(rec);
+            created = true;
+            Console.log("container %s created: pid %d in %.0f ms", id, pid, (System.nanoTime() - t0) / 1e6);
+            return CreateContainerResponse.newBuilder().setPid(pid).build();
+        } finally {
+            if (!created) {
+                if (io != null) {
+                    io.close();
+                }
+                RootDisks.unmount(mounts);
+                ContainerDirectory.removeTree(bundle);
+                store.release(id);
+            }
+        }
+    }
+
+    private StartContainerResponse start(StartContainerRequest r) throws RpcException {
+        ContainerRecord rec = store.get(r.getId());
+        if (rec.state() != ContainerState.CONTAINER_STATE_CREATED) {
+            throw new RpcException(Code.FAILED_PRECONDITION, "container " + rec.id + " is not created but "
+                    + rec.state());
+        }
+        try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
+            container.start();
+        } catch (ContainerException e) {
+            throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());
+        }
+        rec.started = true;
+        rec.startedAt = ManagedProcess.nowNanos();
+        return StartContainerResponse.getDefaultInstance();
+    }
+
+    private StopContainerResponse stop(StopContainerRequest r) throws RpcException, InterruptedException {
+        ContainerRecord rec = store.get(r.getId());
+        boolean killed = stop(rec, r.getSignal() == 0 ? 15 : r.getSignal(), r.getGraceNanos());
+        return StopContainerResponse.newBuilder().setStatus(rec.init.exit.join()).setKilled(killed).build();
+    }
+
+    /** Signal, the grace period, then SIGKILL; true when SIGKILL was needed. */
+    static boolean stop(ContainerRecord rec, int signal, long graceNanos) throws InterruptedException {
+        ManagedProcess init = rec.init;
+        if (init.exit.isDone()) {
+            return false;
+        }
+        if (graceNanos > 0) {
+            signalQuietly(init.pid, signal);
+            try {
+                init.exit.get(graceNanos, TimeUnit.NANOSECONDS);
+                return false;
+            } catch (TimeoutException e) {
+                // on to SIGKILL
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e.getCause());
+            }
+        }
+        signalQuietly(init.pid, 9);
+        init.exit.join();
+        return graceNanos > 0;
+    }
+
+    private static void signalQuietly(int pid, int signal) {
+        try {
+            Processes.kill(pid, signal);
+        } catch (ErrnoException e) {
+            if (!e.is(Errno.ESRCH)) {
+                throw e;
+            }
+        }
+    }
+
+    private RemoveContainerResponse remove(RemoveContainerRequest r) throws RpcException, InterruptedException {
+        ContainerRecord rec = store.get(r.getId());
+        if (rec.state() != ContainerState.CONTAINER_STATE_STOPPED) {
+            if (!r.getForce()) {
+                throw new RpcException(Code.FAILED_PRECONDITION, "container " + rec.id + " is " + rec.state()
+                        + ": stop it first, or remove with force");
+            }
+            stop(rec, 9, 0);
+        }
+        removeStopped(rec);
+        store.release(rec.id);
+        return RemoveContainerResponse.getDefaultInstance();
+    }
+
+    /** The cgroup (every process in it killed), the state directory, the mounts, the bundle. */
+    static void removeStopped(ContainerRecord rec) {
+        try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
+            container.delete(true);
+        } catch (ContainerException e) {
+            Console.log("container %s: delete: %s", rec.id, e.getMessage());
+        }
+        rec.init.io.close();
+        rec.execs.values().forEach(p -> p.io.close());
+        RootDisks.unmount(rec.mounts);
+        ContainerDirectory.removeTree(rec.bundle);
+    }
+}

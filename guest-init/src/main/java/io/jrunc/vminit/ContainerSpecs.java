@@ -1,0 +1,86 @@
+package io.jrunc.vminit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The OCI config as the agent runs it, from the config the host sent: the root is the disk the agent
+ * mounted ({@code root.path} "rootfs"); the cgroup is the agent's choice (under the containers'
+ * parent); the container gets its own mount, pid, ipc, uts and cgroup namespaces and the pod's network
+ * (a network namespace entry is dropped); the hostname is the pod's once the pod has one. Kernel
+ * parameters are the pod's alone: a linux.sysctl is refused.
+ */
+final class ContainerSpecs {
+    private ContainerSpecs() {}
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> OWN = List.of("mount", "pid", "ipc", "uts", "cgroup");
+
+    record Rewritten(byte[] json, boolean writable) {}
+
+    static Rewritten rewrite(byte[] config, String id, String podHostname) throws RpcException {
+        JsonNode tree;
+        try {
+            tree = JSON.readTree(config);
+        } catch (IOException e) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "oci_config: not JSON: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+        if (!(tree instanceof ObjectNode spec)) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "oci_config: not a JSON object");
+        }
+        ObjectNode linux = spec.has("linux") && spec.get("linux").isObject() ? (ObjectNode) spec.get("linux")
+                : spec.putObject("linux");
+        JsonNode sysctl = linux.get("sysctl");
+        if (sysctl != null && sysctl.isObject() && !sysctl.isEmpty()) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "linux.sysctl: kernel parameters are the pod's"
+                    + " (containers share one kernel); set them on the pod");
+        }
+        JsonNode process = spec.get("process");
+        if (process != null && process.path("terminal").asBoolean(false)) {
+            throw new RpcException(Code.INVALID_ARGUMENT,
+                    "process.terminal: a terminal is not supported by jrunc-vminit yet");
+        }
+        ObjectNode root = spec.has("root") && spec.get("root").isObject() ? (ObjectNode) spec.get("root")
+                : spec.putObject("root");
+        boolean writable = !root.path("readonly").asBoolean(false);
+        root.put("path", "rootfs");
+        linux.put("cgroupsPath", CgroupSetup.pathOf(id));
+        ArrayNode namespaces = JSON.createArrayNode();
+        Set<String> present = new java.util.HashSet<>();
+        if (linux.get("namespaces") instanceof ArrayNode given) {
+            for (JsonNode ns : given) {
+                String type = ns.path("type").asText();
+                if (type.equals("network")) {
+                    continue; // the pod's network
+                }
+                if (OWN.contains(type)) {
+                    namespaces.add(JSON.createObjectNode().put("type", type)); // new, never a path
+                } else {
+                    namespaces.add(ns);
+                }
+                present.add(type);
+            }
+        }
+        for (String type : OWN) {
+            if (!present.contains(type)) {
+                namespaces.add(JSON.createObjectNode().put("type", type));
+            }
+        }
+        linux.set("namespaces", namespaces);
+        if (!podHostname.isEmpty()) {
+            spec.put("hostname", podHostname);
+        }
+        try {
+            return new Rewritten(JSON.writeValueAsBytes(spec), writable);
+        } catch (IOException e) {
+            throw new RpcException(Code.INTERNAL, "writing config.json: " + e.getMessage());
+        }
+    }
+}

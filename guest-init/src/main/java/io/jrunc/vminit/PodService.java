@@ -1,0 +1,108 @@
+package io.jrunc.vminit;
+
+import io.jrunc.bindings.Uts;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.*;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * jrunc.agent.v1.Pod: what the machine is (hostname, resolver, hosts file, kernel parameters), its
+ * memory, and Shutdown. Each Configure replaces what it names, so a repeated call is harmless.
+ */
+final class PodService {
+    private final PodConfig pod;
+    private final PowerOff powerOff;
+
+    PodService(PodConfig pod, PowerOff powerOff) {
+        this.pod = pod;
+        this.powerOff = powerOff;
+    }
+
+    void register(Dispatcher d) {
+        d.register(AgentMethods.Pod.CONFIGURE, (c, r) -> configure(r));
+        d.register(AgentMethods.Pod.STATS, (c, r) -> stats());
+        d.register(AgentMethods.Pod.ADD_SWAP, (c, r) -> {
+            throw new RpcException(Code.UNIMPLEMENTED, "AddSwap: the pod swap area comes with the next issue");
+        });
+        d.register(AgentMethods.Pod.SHUTDOWN, (c, r) -> {
+            powerOff.begin(r.getGraceNanos());
+            return ShutdownResponse.getDefaultInstance();
+        });
+    }
+
+    private ConfigurePodResponse configure(ConfigurePodRequest r) throws RpcException {
+        try {
+            for (Map.Entry<String, String> e : r.getSysctlsMap().entrySet()) {
+                String key = e.getKey();
+                if (key.isEmpty() || key.contains("..") || key.contains("/") && key.contains(".")) {
+                    throw new RpcException(Code.INVALID_ARGUMENT, "sysctls: bad name " + key);
+                }
+                Path file = Path.of("/proc/sys", key.replace('.', '/'));
+                if (!Files.exists(file)) {
+                    throw new RpcException(Code.INVALID_ARGUMENT, "sysctls: no kernel parameter " + key);
+                }
+                Files.writeString(file, e.getValue());
+            }
+            if (!r.getHostname().isEmpty()) {
+                Uts.sethostname(r.getHostname());
+                Files.writeString(Path.of("/etc/hostname"), r.getHostname() + "\n");
+                pod.hostname = r.getHostname();
+            }
+            if (r.hasDns()) {
+                StringBuilder s = new StringBuilder();
+                r.getDns().getNameserversList().forEach(n -> s.append("nameserver ").append(n).append('\n'));
+                if (r.getDns().getSearchesCount() > 0) {
+                    s.append("search ").append(String.join(" ", r.getDns().getSearchesList())).append('\n');
+                }
+                if (r.getDns().getOptionsCount() > 0) {
+                    s.append("options ").append(String.join(" ", r.getDns().getOptionsList())).append('\n');
+                }
+                Files.writeString(Path.of("/etc/resolv.conf"), s);
+            }
+            if (r.getHostsCount() > 0) {
+                StringBuilder s = new StringBuilder("127.0.0.1 localhost\n::1 localhost\n");
+                for (HostEntry h : r.getHostsList()) {
+                    s.append(h.getIp()).append(' ').append(String.join(" ", h.getNamesList())).append('\n');
+                }
+                Files.writeString(Path.of("/etc/hosts"), s);
+            }
+        } catch (IOException | io.jrunc.bindings.ErrnoException e) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "configure: " + e.getMessage());
+        }
+        return ConfigurePodResponse.getDefaultInstance();
+    }
+
+    private static PodStatsResponse stats() throws RpcException {
+        try {
+            PodStatsResponse.Builder b = PodStatsResponse.newBuilder();
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                String[] f = line.split("\\s+");
+                long bytes = Long.parseLong(f[1]) * 1024;
+                switch (f[0]) {
+                    case "MemTotal:" -> b.setMemTotalBytes(bytes);
+                    case "MemAvailable:" -> b.setMemAvailableBytes(bytes);
+                    case "SwapTotal:" -> b.setSwapTotalBytes(bytes);
+                    case "SwapFree:" -> b.setSwapFreeBytes(bytes);
+                    default -> { }
+                }
+            }
+            b.setAgentCgroup(Files.readString(Path.of("/proc/self/cgroup")).trim());
+            List<String> swaps = Files.readAllLines(Path.of("/proc/swaps"));
+            for (String line : swaps.subList(Math.min(1, swaps.size()), swaps.size())) {
+                String[] f = line.trim().split("\\s+");
+                b.addSwaps(SwapArea.newBuilder().setDevice(f[0]).setSizeBytes(Long.parseLong(f[2]) * 1024)
+                        .setUsedBytes(Long.parseLong(f[3]) * 1024).setPriority(Integer.parseInt(f[4])));
+            }
+            return b.build();
+        } catch (IOException | RuntimeException e) {
+            throw new RpcException(Code.INTERNAL, "reading /proc/meminfo: " + e);
+        }
+    }
+}

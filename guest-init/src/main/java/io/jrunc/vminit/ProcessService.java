@@ -1,0 +1,172 @@
+package io.jrunc.vminit;
+
+import com.google.protobuf.ByteString;
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.Processes;
+import io.jrunc.runtime.Container;
+import io.jrunc.runtime.ContainerException;
+import io.jrunc.runtime.ContainerExec;
+import io.jrunc.runtime.ExecOptions;
+import io.jrunc.runtime.ContainerId;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.*;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * jrunc.agent.v1.Processes: execs (made by the runtime library's {@link ContainerExec}, detached, with
+ * the agent's pipes as stdio), signals, waits (128+N for signal N) and the standard streams.
+ */
+final class ProcessService {
+    private static final Path PID_FILES = Path.of("/run/jrunc-vminit/exec");
+    private final ContainerStore store;
+    private final Reaper reaper;
+
+    ProcessService(ContainerStore store, Reaper reaper) {
+        this.store = store;
+        this.reaper = reaper;
+    }
+
+    void register(Dispatcher d) {
+        d.register(AgentMethods.Processes.EXEC, (c, r) -> exec(r));
+        d.register(AgentMethods.Processes.SIGNAL, (c, r) -> signal(r));
+        d.register(AgentMethods.Processes.WAIT, (c, r) -> {
+            ManagedProcess p = process(r.getProcess());
+            try {
+                return WaitResponse.newBuilder().setStatus(p.exit.get()).build();
+            } catch (ExecutionException e) {
+                throw new RpcException(Code.INTERNAL, "waiting: " + e.getCause());
+            }
+        });
+        d.register(AgentMethods.Processes.WRITE_STDIN, (c, r) -> {
+            ManagedProcess p = process(r.getProcess());
+            try {
+                return WriteStdinResponse.newBuilder().setWritten(p.io.writeStdin(r.getData().toByteArray())).build();
+            } catch (IllegalStateException | ErrnoException e) {
+                throw new RpcException(Code.FAILED_PRECONDITION, "stdin: " + e.getMessage());
+            }
+        });
+        d.register(AgentMethods.Processes.CLOSE_STDIN, (c, r) -> {
+            process(r.getProcess()).io.closeStdin();
+            return CloseStdinResponse.getDefaultInstance();
+        });
+        d.register(AgentMethods.Processes.READ_OUTPUT, (c, r) -> {
+            ManagedProcess p = process(r.getProcess());
+            OutputBuffer buffer = switch (r.getStream()) {
+                case OUTPUT_STREAM_STDOUT -> p.io.stdout;
+                case OUTPUT_STREAM_STDERR -> p.io.stderr;
+                default -> throw new RpcException(Code.INVALID_ARGUMENT, "stream: must be STDOUT or STDERR");
+            };
+            int max = r.getMaxBytes() == 0 || r.getMaxBytes() > (1 << 20) ? 1 << 20 : r.getMaxBytes();
+            byte[] data = buffer.take(max);
+            return data == null ? ReadOutputResponse.newBuilder().setEof(true).build()
+                    : ReadOutputResponse.newBuilder().setData(ByteString.copyFrom(data)).build();
+        });
+        d.register(AgentMethods.Processes.RESIZE_TERMINAL, (c, r) -> {
+            process(r.getProcess());
+            throw new RpcException(Code.FAILED_PRECONDITION, "the process has no terminal");
+        });
+    }
+
+    private ManagedProcess process(ProcessRef ref) throws RpcException {
+        ContainerRecord rec = store.get(ref.getContainerId());
+        if (ref.getExecId().isEmpty()) {
+            return rec.init;
+        }
+        ManagedProcess p = rec.execs.get(ref.getExecId());
+        if (p == null) {
+            throw new RpcException(Code.NOT_FOUND, "no exec " + ref.getExecId() + " in container " + rec.id);
+        }
+        return p;
+    }
+
+    private ExecResponse exec(ExecRequest r) throws RpcException {
+        ContainerRecord rec = store.get(r.getContainerId());
+        String execId = r.getExecId();
+        try {
+            ContainerId.validate(execId);
+        } catch (ContainerException e) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "exec_id: " + e.getMessage());
+        }
+        if (rec.state() != ContainerState.CONTAINER_STATE_RUNNING) {
+            throw new RpcException(Code.FAILED_PRECONDITION, "container " + rec.id + " is not running");
+        }
+        if (r.getProcess().getTerminal()) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "process.terminal: not supported by jrunc-vminit yet");
+        }
+        if (r.getProcess().getArgsCount() == 0) {
+            throw new RpcException(Code.INVALID_ARGUMENT, "process.args: must not be empty");
+        }
+        ManagedProcess placeholder = rec.execs.putIfAbsent(execId, rec.init);
+        if (placeholder != null) {
+            throw new RpcException(Code.ALREADY_EXISTS, "exec " + execId + " already exists in " + rec.id);
+        }
+        ProcessIo io = ProcessIo.pipes(rec.id + "/" + execId);
+        boolean done = false;
+        try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
+            io.jrunc.spec.Process base = container.config().process();
+            ProcessSpec s = r.getProcess();
+            io.jrunc.spec.User user = s.hasUser()
+                    ? new io.jrunc.spec.User((long) s.getUser().getUid(), (long) s.getUser().getGid(), null,
+                            s.getUser().getAdditionalGidsList().stream().map(Integer::longValue).toList(), null)
+                    : base.user();
+            io.jrunc.spec.Process process = new io.jrunc.spec.Process(false, null, user, s.getArgsList(), null,
+                    s.getEnvCount() > 0 ? s.getEnvList() : base.env(), s.getCwd().isEmpty() ? base.cwd() : s.getCwd(),
+                    base.capabilities(), base.rlimits(), base.noNewPrivileges(), null, null, null, null, null, null);
+            Files.createDirectories(PID_FILES);
+            Path pidFile = PID_FILES.resolve(rec.id + "." + execId + ".pid");
+            Files.deleteIfExists(pidFile);
+            ContainerExec.exec(container, new ExecOptions(process, pidFile, null, true, 0, false, io.childStdio()));
+            io.closeChildEnds();
+            int pid = Integer.parseInt(Files.readString(pidFile).trim());
+            Files.deleteIfExists(pidFile);
+            rec.execs.put(execId, new ManagedProcess(rec.id, execId, pid, io, reaper));
+            done = true;
+            return ExecResponse.newBuilder().setPid(pid).build();
+        } catch (ContainerException e) {
+            throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());
+        } catch (IOException e) {
+            throw new RpcException(Code.INTERNAL, "exec: " + e.getMessage());
+        } catch (Exception e) {
+            throw new RpcException(Code.INTERNAL, "exec: " + e);
+        } finally {
+            if (!done) {
+                io.close();
+                rec.execs.remove(execId);
+            }
+        }
+    }
+
+    private SignalResponse signal(SignalRequest r) throws RpcException {
+        ManagedProcess p = process(r.getProcess());
+        if (r.getAllProcesses()) {
+            if (!r.getProcess().getExecId().isEmpty()) {
+                throw new RpcException(Code.INVALID_ARGUMENT, "all_processes: only for a container's own process");
+            }
+            try (Container container = Container.load(ContainerStore.STATE_ROOT, p.containerId)) {
+                container.kill(r.getSignal(), true);
+            } catch (ContainerException e) {
+                throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());
+            }
+            return SignalResponse.getDefaultInstance();
+        }
+        if (p.exit.isDone()) {
+            throw new RpcException(Code.FAILED_PRECONDITION, "the process has exited");
+        }
+        try {
+            Processes.kill(p.pid, r.getSignal());
+        } catch (ErrnoException e) {
+            throw new RpcException(e.is(Errno.ESRCH) ? Code.FAILED_PRECONDITION : Code.INVALID_ARGUMENT,
+                    "signal " + r.getSignal() + ": " + e.getMessage());
+        }
+        return SignalResponse.getDefaultInstance();
+    }
+}

@@ -1,0 +1,99 @@
+package io.jrunc.vminit;
+
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.Mounts;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A container's root filesystem: the virtio-blk disk whose serial the host gave (virtio-blk keeps 20
+ * characters; never vdX order), mounted read-only; a writable root gets an overlay whose upper layer
+ * is a tmpfs, lost when the container is removed.
+ */
+final class RootDisks {
+    private RootDisks() {}
+
+    private static final Path BLOCK = Path.of("/sys/block");
+
+    /** /dev/NAME of the disk with {@code serial}, waiting up to {@code waitMillis} for it to appear. */
+    static Path find(String serial, long waitMillis) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + waitMillis * 1_000_000;
+        do {
+            try (Stream<Path> disks = Files.list(BLOCK)) {
+                for (Path disk : disks.toList()) {
+                    Path file = disk.resolve("serial");
+                    if (Files.exists(file) && Files.readString(file).trim().equals(serial)) {
+                        return Path.of("/dev", disk.getFileName().toString());
+                    }
+                }
+            }
+            Thread.sleep(50);
+        } while (System.nanoTime() < deadline);
+        return null;
+    }
+
+    /**
+     * Mounts the disk as {@code bundle}/rootfs (read-only, or under an overlay when {@code writable}) and
+     * returns the mount points, innermost last, for {@link #unmount}.
+     */
+    static List<Path> mount(Path device, String fsType, Path bundle, boolean writable) throws IOException {
+        List<Path> mounts = new ArrayList<>();
+        Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
+        try {
+            if (!writable) {
+                Mounts.mount(device.toString(), rootfs.toString(), fsType, Mounts.MS_RDONLY, null);
+                mounts.add(rootfs);
+                return mounts;
+            }
+            Path image = Files.createDirectories(bundle.resolve("image"));
+            Mounts.mount(device.toString(), image.toString(), fsType, Mounts.MS_RDONLY, null);
+            mounts.add(image);
+            Path layer = Files.createDirectories(bundle.resolve("layer"));
+            Mounts.mount("tmpfs", layer.toString(), "tmpfs", 0, "mode=0755");
+            mounts.add(layer);
+            Files.createDirectories(layer.resolve("upper"));
+            Files.createDirectories(layer.resolve("work"));
+            Mounts.mount("overlay", rootfs.toString(), "overlay", 0, "lowerdir=" + image + ",upperdir="
+                    + layer.resolve("upper") + ",workdir=" + layer.resolve("work"));
+            mounts.add(rootfs);
+            return mounts;
+        } catch (RuntimeException e) {
+            unmount(mounts);
+            throw e;
+        }
+    }
+
+    /** Unmounts innermost first, retrying EBUSY for a while (a dying process may still hold a file). */
+    static void unmount(List<Path> mounts) {
+        for (int i = mounts.size() - 1; i >= 0; i--) {
+            unmountRetrying(mounts.get(i).toString(), 50);
+        }
+    }
+
+    static void unmountRetrying(String target, int attempts) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Mounts.umount(target, 0);
+                return;
+            } catch (ErrnoException e) {
+                if (e.is(Errno.EINVAL) || e.is(Errno.ENOENT)) {
+                    return; // not mounted
+                }
+                if (!e.is(Errno.EBUSY) || attempt >= attempts) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.jrunc.vminit;
+
+import io.jrunc.bindings.Vsock;
+import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.stream.Stream;
+
+/**
+ * Where the agent serves its protocol: the virtio-serial port the host named {@value #PORT_NAME}
+ * (a host without vhost-vsock, this machine's kind) and AF_VSOCK port {@value #VSOCK_PORT} (where the
+ * kernel has a vsock transport). The port never closes: a host client that goes away leaves it open,
+ * and the next one resynchronises (docs/protocol.md); while no host is connected the port reads end of
+ * file at once, so the agent looks again after a pause.
+ */
+final class Transports {
+    private Transports() {}
+
+    static final String PORT_NAME = "jrunc.agent";
+    static final int VSOCK_PORT = 1024;
+    private static final Path VIRTIO_PORTS = Path.of("/sys/class/virtio-ports");
+
+    /** The /dev/vportNpM whose name is {@code name}, or null (waits up to {@code waitMillis} for it). */
+    static Path findPort(String name, long waitMillis) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + waitMillis * 1_000_000;
+        do {
+            if (Files.isDirectory(VIRTIO_PORTS)) {
+                try (Stream<Path> ports = Files.list(VIRTIO_PORTS)) {
+                    for (Path port : ports.toList()) {
+                        Path nameFile = port.resolve("name");
+                        if (Files.exists(nameFile) && Files.readString(nameFile).trim().equals(name)) {
+                            Path dev = Path.of("/dev", port.getFileName().toString());
+                            if (Files.exists(dev)) {
+                                return dev;
+                            }
+                        }
+                    }
+                }
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        return null;
+    }
+
+    /** Serves the port for ever on a platform thread of its own. */
+    static void servePort(TtrpcServer server, Path port) {
+        Thread.ofPlatform().name("port " + port.getFileName()).daemon(true).start(() -> {
+            while (true) {
+                try (FileChannel channel = FileChannel.open(port, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                    server.servePort(ByteStream.of(channel));
+                } catch (IOException | RuntimeException e) {
+                    Console.log("port %s: %s", port, e);
+                }
+                try {
+                    Thread.sleep(50); // no host connected: the port reads end of file until one is
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+    }
+
+    /** Listens on AF_VSOCK and serves each connection on a platform thread; returns the listener. */
+    static int serveVsock(TtrpcServer server) {
+        int listener = Vsock.listen(VSOCK_PORT);
+        Thread.ofPlatform().name("vsock accept").daemon(true).start(() -> {
+            while (true) {
+                int fd;
+                try {
+                    fd = Vsock.accept(listener);
+                } catch (RuntimeException e) {
+                    Console.log("vsock accept: %s", e.getMessage());
+                    return;
+                }
+                Thread.ofPlatform().name("vsock " + fd).daemon(true).start(() -> {
+                    try (FdStream stream = new FdStream(fd)) {
+                        server.serveConnection(stream);
+                    }
+                });
+            }
+        });
+        return listener;
+    }
+}

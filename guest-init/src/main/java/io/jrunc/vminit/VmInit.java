@@ -1,0 +1,101 @@
+package io.jrunc.vminit;
+
+import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.Machine;
+import io.jrunc.bindings.Vsock;
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.AgentProtocol;
+import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
+import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
+import io.jrunc.vminit.protocol.ttrpc.ServerOptions;
+import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * jrunc-vminit, PID 1 of a pod VM (docs/guest-init.md). In order: the early mounts, the reaper (before
+ * any child can exist), the kernel modules, the cgroup tree, then the protocol on the virtio-serial
+ * port and AF_VSOCK; it then prints its time from kernel start to ready and serves until Shutdown
+ * powers the machine off. PID 1 must never exit (the kernel would panic): a failed boot is logged and
+ * the machine powered off.
+ */
+public final class VmInit {
+    private VmInit() {}
+
+    static final String AGENT = "jrunc-vminit";
+
+    public static void main(String[] args) {
+        try {
+            boot();
+        } catch (Throwable t) {
+            Console.log("boot failed: %s", t);
+            for (StackTraceElement e : t.getStackTrace()) {
+                Console.log("    at %s", e);
+            }
+            try {
+                Machine.sync();
+                Machine.reboot(Machine.RB_POWER_OFF);
+            } catch (Throwable ignored) {
+                // nothing is left to try; returning would panic the kernel, which also ends the VM
+            }
+        }
+        while (true) {
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException ignored) {
+                // PID 1 never returns
+            }
+        }
+    }
+
+    private static void boot() throws Exception {
+        EarlyMounts.mountAll();
+        Console.log("main() at %.3f s after kernel start; early mounts done", Console.uptime());
+        Reaper reaper = Reaper.start();
+        List<String> modules = KernelModules.loadAll();
+        Console.log("loaded %d kernel modules: %s", modules.size(), String.join(" ", modules));
+        String controllers = CgroupSetup.setUp();
+        Console.log("cgroups: controllers %s enabled down to /%s; agent in /%s", controllers,
+                CgroupSetup.CONTAINERS, CgroupSetup.AGENT);
+
+        ContainerStore store = new ContainerStore();
+        PodConfig pod = new PodConfig();
+        PowerOff powerOff = new PowerOff(store);
+        Dispatcher dispatcher = new Dispatcher();
+        dispatcher.register(AgentMethods.VERSION, AgentProtocol.versionHandler(AGENT));
+        new PodService(pod, powerOff).register(dispatcher);
+        new ContainerService(store, reaper, pod).register(dispatcher);
+        new ProcessService(store, reaper).register(dispatcher);
+        TtrpcServer server = new TtrpcServer(dispatcher, ServerOptions.DEFAULTS);
+
+        Path port = Transports.findPort(Transports.PORT_NAME, 10_000);
+        if (port != null) {
+            Transports.servePort(server, port);
+            Console.log("serving on virtio-serial port %s (%s)", port, Transports.PORT_NAME);
+        } else {
+            Console.log("no virtio-serial port named %s", Transports.PORT_NAME);
+        }
+        serveVsock(server);
+        Console.log("ready for requests %.3f s after kernel start", Console.uptime());
+    }
+
+    /** AF_VSOCK, and one call to itself over the loopback transport, so that the path is exercised. */
+    private static void serveVsock(TtrpcServer server) {
+        try {
+            Transports.serveVsock(server);
+        } catch (RuntimeException e) {
+            Console.log("vsock: not served: %s", e.getMessage());
+            return;
+        }
+        Console.log("serving on vsock port %d", Transports.VSOCK_PORT);
+        try (AgentClient self = AgentClient.connect(new FdStream(Vsock.connect(Vsock.CID_LOCAL,
+                Transports.VSOCK_PORT)), ClientOptions.DEFAULTS.withoutSync().withCallTimeout(Duration.ofSeconds(30)))) {
+            Console.log("vsock loopback: %s answered major %d minor %d", self.agentVersion().getAgent(),
+                    self.agentVersion().getMajor(), self.agentVersion().getMinor());
+        } catch (Exception e) {
+            Console.log("vsock loopback: failed: %s", e);
+        }
+    }
+}
