@@ -109,13 +109,18 @@ public final class ChildPlacement implements AutoCloseable {
         }
         Return processReturn = null;
         if (unified != null) {
+            // Serialized before the process's cgroup is read: a JVM that creates containers
+            // concurrently (the guest agent) is in another create's container cgroup until that one
+            // closes, and returning there would strand it in a cgroup about to be removed.
+            WHOLE_PROCESS_MOVES.acquireUninterruptibly();
             try {
                 // Where the process is now, computed before anything moves.
                 Map<String, String> processCgroups = memberships(Path.of("/proc/self/cgroup"));
                 processReturn = new Return(originalDirectory(unified, hierarchies, processCgroups::get),
                         CgroupDirectory.PROCS, pid);
-            } catch (CgroupException e) {
-                if (unified.required()) {
+            } catch (CgroupException | RuntimeException e) {
+                WHOLE_PROCESS_MOVES.release();
+                if (unified.required() || !(e instanceof CgroupException)) {
                     throw e;
                 }
                 unified = null; // best effort (a hybrid host's v2 hierarchy): left out, as runc does
@@ -125,7 +130,6 @@ public final class ChildPlacement implements AutoCloseable {
         if (unified == null) {
             return placement;
         }
-        WHOLE_PROCESS_MOVES.acquireUninterruptibly();
         placement.processReturn = processReturn;
         placement.processMoveRequired = unified.required();
         Path target = unified.path();
