@@ -94,8 +94,10 @@ final class ContainerService {
             }
             io = ProcessIo.pipes(id);
             int pid;
+            // noPivot: the agent's root is the initramfs, which pivot_root(2) refuses (EINVAL); the
+            // runtime then moves the root filesystem over / and chroots, as runc --no-pivot does.
             try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id,
-                    bundle, null, null, false, false, 0, -1, io.childStdio()), false, spec)) {
+                    bundle, null, null, true, false, 0, -1, io.childStdio()), false, spec)) {
                 pid = container.state().pid();
             } catch (ContainerException e) {
                 throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());

@@ -1,13 +1,11 @@
 package io.jrunc.vminit;
 
+import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Vsock;
-import io.jrunc.vminit.protocol.ttrpc.ByteStream;
 import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.stream.Stream;
 
 /**
@@ -50,9 +48,13 @@ final class Transports {
     static void servePort(TtrpcServer server, Path port) {
         Thread.ofPlatform().name("port " + port.getFileName()).daemon(true).start(() -> {
             while (true) {
-                try (FileChannel channel = FileChannel.open(port, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                    server.servePort(ByteStream.of(channel));
-                } catch (IOException | RuntimeException e) {
+                // A raw descriptor, not a FileChannel: a FileChannel's reads and writes share one lock, so
+                // a reader blocked on the port would hold every answer back. virtio_console allows one
+                // open of a port at a time, so the two directions cannot have a channel each either.
+                try (FdStream stream = new FdStream(FileDescriptors.open(port.toString(),
+                        FileDescriptors.O_RDWR | FileDescriptors.O_CLOEXEC))) {
+                    server.servePort(stream);
+                } catch (RuntimeException e) {
                     Console.log("port %s: %s", port, e);
                 }
                 try {

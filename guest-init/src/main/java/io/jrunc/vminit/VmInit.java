@@ -70,15 +70,18 @@ public final class VmInit {
         new ProcessService(store, reaper).register(dispatcher);
         TtrpcServer server = new TtrpcServer(dispatcher, ServerOptions.DEFAULTS);
 
+        // vsock first (with its loopback check), the port last: the host's first call is answered from
+        // the moment the port is served, so that moment is the one reported as ready
+        serveVsock(server);
         Path port = Transports.findPort(Transports.PORT_NAME, 10_000);
         if (port != null) {
             Transports.servePort(server, port);
-            Console.log("serving on virtio-serial port %s (%s)", port, Transports.PORT_NAME);
+            Console.log("ready for requests %.3f s after kernel start (virtio-serial port %s, %s)",
+                    Console.uptime(), port, Transports.PORT_NAME);
         } else {
-            Console.log("no virtio-serial port named %s", Transports.PORT_NAME);
+            Console.log("ready for requests %.3f s after kernel start (vsock only: no virtio-serial port named %s)",
+                    Console.uptime(), Transports.PORT_NAME);
         }
-        serveVsock(server);
-        Console.log("ready for requests %.3f s after kernel start", Console.uptime());
     }
 
     /** AF_VSOCK, and one call to itself over the loopback transport, so that the path is exercised. */
