@@ -25,7 +25,7 @@ E2E_NORECOMMENDS := docker.io
 VM_PACKAGES := qemu-system-x86 cpio busybox-static
 VM_DIR := $(BUILD)/vm
 
-.PHONY: all check-jdk deps build launcher aot-cache test test-vm vm-run demo install bench bench-startup clean bindings
+.PHONY: all check-jdk deps build launcher aot-cache test test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
 
 all: build
 
@@ -107,6 +107,24 @@ vm-run:
 	  -DincludeScope=test -DoutputDirectory=$(abspath $(VM_DIR))/lib
 	VM_DIR=$(abspath $(VM_DIR)) scripts/vm-test.sh $(VM_DIR)/lib tests/target/test-classes $(VM_TESTS)
 
+# The pod VM image (scripts/vm-image.sh, docs/guest-init.md): Debian's cloud kernel and an initramfs
+# with a jlink'd runtime and jrunc-vminit as /init, plus a digest of the image. The kernel and the
+# runtime are cached in $(VM_IMAGE) between runs.
+VM_IMAGE := $(BUILD)/vm-image
+vm-image: check-jdk
+	@rm -rf $(VM_IMAGE)/lib && mkdir -p $(VM_IMAGE)/lib
+	@$(MVN) -q -Dmaven.test.skip=true -pl guest-init -am package dependency:copy-dependencies \
+	  -DincludeScope=runtime -DoutputDirectory=$(abspath $(VM_IMAGE))/lib
+	@cp guest-init/target/jrunc-guest-init-*.jar $(VM_IMAGE)/lib/
+	scripts/vm-image.sh $(VM_IMAGE)/lib $(VM_IMAGE)
+
+# The agent's tests against one real boot of the image (AgentVmTest: docs/guest-init.md): a host
+# JUnit class that boots qemu, drives the agent over its virtio-serial port and checks the results.
+test-agent: vm-image
+	$(call apt-ensure,$(VM_PACKAGES) e2fsprogs)
+	$(MVN) -q -pl tests -am verify -Djrunc.vm.image=$(abspath $(VM_IMAGE)) -Dtest=AgentVmTest \
+	  -Dsurefire.failIfNoSpecifiedTests=false -Djrunc.binary=$(JRUNC)
+
 # A busybox bundle (from Debian's busybox-static) run in the foreground; see scripts/demo.sh.
 demo: build
 	@scripts/demo.sh $(JRUNC) $(BUILD)/demo-bundle $(BUILD)/demo-root
@@ -137,6 +155,11 @@ install: build
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.aot
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ -x /bin/busybox ]; then \
 	  scripts/aot-train.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(PREFIX)/lib/jrunc $(abspath $(BUILD))/aot-install; fi
+	@# The pod VM image, when `make vm-image` built one: where jrunc-vm looks for it.
+	@if [ -f $(VM_IMAGE)/digest ]; then \
+	  install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
+	  install -m 644 $(VM_IMAGE)/vmlinuz $(VM_IMAGE)/initrd.cpio $(VM_IMAGE)/cmdline $(VM_IMAGE)/digest \
+	    $(DESTDIR)$(PREFIX)/share/jrunc-vm/ && echo "installed the VM image in $(PREFIX)/share/jrunc-vm"; fi
 
 clean:
 	$(MVN) -q clean || true

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Builds the pod VM image (make vm-image; docs/guest-init.md): Debian's cloud kernel and an
+# uncompressed initramfs whose /init is a jlink'd java running jrunc-vminit (io.jrunc.vminit.VmInit).
+#
+#   scripts/vm-image.sh <dir with the agent's jars> <output dir>
+#
+# Output: vmlinuz, initrd.cpio, cmdline (the kernel command line the image needs), digest (sha256 of
+# the three), and, cached for the next run, kernel/ (the unpacked .deb) and jre/.
+# The kernel is fetched with apt-get download and unpacked with dpkg-deb -x, never installed.
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: $0 <lib dir> <output dir>" >&2; exit 2; }
+LIB=$(cd "$1" && pwd); mkdir -p "$2"; OUT=$(cd "$2" && pwd)
+: "${JAVA_HOME:?JAVA_HOME must name a JDK 25}"
+command -v cpio >/dev/null || { echo "vm-image: needs cpio" >&2; exit 2; }
+# java.logging: protobuf-java; jdk.unsupported: the runtime library's sun.misc.Signal use.
+MODULES=java.base,java.logging,jdk.unsupported
+# The modules the agent loads (and their depends=, added below): the virtio PCI bus, disks, the
+# control port, vsock (virtio transport for a host with vhost-vsock, loopback for the guest test) and
+# overlayfs for writable roots.
+KO_ROOTS="virtio_pci virtio_blk virtio_console vmw_vsock_virtio_transport vsock_loopback overlay"
+
+# --- kernel --------------------------------------------------------------------------------------------
+if ! ls "$OUT"/kernel/boot/vmlinuz-* >/dev/null 2>&1; then
+  rm -rf "$OUT/dl" "$OUT/kernel" && mkdir -p "$OUT/dl"
+  ( cd "$OUT/dl"
+    apt-get download linux-image-cloud-amd64 2>/dev/null || { apt-get update -qq && apt-get download linux-image-cloud-amd64; }
+    versioned=$(dpkg-deb -f linux-image-cloud-amd64_*.deb Depends | grep -o 'linux-image-[0-9][^ ,]*-cloud-amd64' | head -1)
+    apt-get download "$versioned" 2>/dev/null
+    dpkg-deb -x "$versioned"_*.deb "$OUT/kernel" )
+  rm -rf "$OUT/dl"
+fi
+kernel=$(ls "$OUT"/kernel/boot/vmlinuz-* | head -1)
+moddir=$(ls -d "$OUT"/kernel/lib/modules/* | head -1)
+
+# --- runtime: jlink'd with its default CDS archive (class data, no machine code: safe on the guest's
+# CPU, unlike an AOT cache trained on this host, which crashed with SIGILL) ----------------------------
+jre_key="$("$JAVA_HOME/bin/java" -version 2>&1 | tr '\n' ' ') $MODULES"
+if [ "$(cat "$OUT/jre.key" 2>/dev/null)" != "$jre_key" ]; then
+  rm -rf "$OUT/jre" "$OUT/jre.key"
+  "$JAVA_HOME/bin/jlink" --add-modules "$MODULES" --strip-debug --no-header-files --no-man-pages \
+    --generate-cds-archive --output "$OUT/jre" >/dev/null
+  rm -f "$OUT/jre/lib/server/classes_nocoops.jsa"
+  echo "$jre_key" > "$OUT/jre.key"
+fi
+
+# --- initramfs -----------------------------------------------------------------------------------------
+stage="$OUT/stage"; rm -rf "$stage"; mkdir -p "$stage"/{proc,sys,dev,run,tmp,etc,lib/modules,jrunc/lib}
+cp -a "$OUT/jre" "$stage/jre"
+cp "$OUT/jre/bin/java" "$stage/init"
+for lib in $(ldd "$OUT/jre/bin/java" "$OUT"/jre/lib/*.so "$OUT/jre/lib/server/libjvm.so" 2>/dev/null \
+             | grep -o '/[^ ]*' | grep -v "^$OUT/jre/" | grep '\.so' | sort -u); do
+  mkdir -p "$stage$(dirname "$lib")" && cp -L "$lib" "$stage$lib"
+done
+# kernel modules: the roots and everything their depends= names, flat; the agent orders them itself
+declare -A seen=()
+add_ko() {
+  local name=$1 file dep
+  [ -n "${seen[$name]:-}" ] && return; seen[$name]=1
+  file=$(find "$moddir" -name "$name.ko" -o -name "${name//_/-}.ko" | head -1)
+  [ -n "$file" ] || { echo "vm-image: module $name not in $(basename "$moddir")" >&2; exit 1; }
+  cp "$file" "$stage/lib/modules/$name.ko"
+  for dep in $(strings -a "$file" | sed -n 's/^depends=//p' | tr ',' ' '); do add_ko "$dep"; done
+}
+for m in $KO_ROOTS; do add_ko "$m"; done
+cp "$LIB"/*.jar "$stage/jrunc/lib/"
+# The manifest carries the class path and Enable-Native-Access (on the command line it would turn
+# off part of CDS: shared/reference/vm.md).
+{ echo "Main-Class: io.jrunc.vminit.VmInit"
+  echo "Enable-Native-Access: ALL-UNNAMED"
+  printf 'Class-Path:'
+  (cd "$stage/jrunc/lib" && for j in *.jar; do printf ' \n  lib/%s' "$j"; done)
+  echo; } > "$OUT/manifest.txt"
+"$JAVA_HOME/bin/jar" --create --file "$stage/jrunc/vminit.jar" --manifest "$OUT/manifest.txt"
+cat > "$stage/jrunc/args" <<ARGS
+-XX:+UseSerialGC
+-XX:TieredStopAtLevel=1
+-Xms16m
+-Xmx128m
+-Xss512k
+-XX:-UsePerfData
+--sun-misc-unsafe-memory-access=allow
+-Djava.io.tmpdir=/tmp
+-jar
+/jrunc/vminit.jar
+ARGS
+echo "root:x:0:0:root:/:/bin/false" > "$stage/etc/passwd"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$OUT/initrd.cpio.tmp"
+mv "$OUT/initrd.cpio.tmp" "$OUT/initrd.cpio"
+rm -rf "$stage"
+cp "$kernel" "$OUT/vmlinuz"
+echo "console=ttyS0 quiet init=/init panic=-1 oops=panic mitigations=off LD_LIBRARY_PATH=/jre/lib -- @/jrunc/args" > "$OUT/cmdline"
+(cd "$OUT" && sha256sum vmlinuz initrd.cpio cmdline | sha256sum | cut -d' ' -f1) > "$OUT/digest"
+echo "vm-image: $(basename "$kernel"), initramfs $(( $(stat -c %s "$OUT/initrd.cpio") / 1048576 )) MB, modules: ${#seen[@]}, digest $(cut -c1-12 "$OUT/digest")"

@@ -1,0 +1,342 @@
+package io.jrunc.tests.vm;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.google.protobuf.ByteString;
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.*;
+import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * jrunc-vminit in a real VM (make test-agent; docs/guest-init.md): ONE boot of the image that
+ * `make vm-image` built, shared by every case in order, driven from the host with the protocol's
+ * AgentClient over qemu's virtio-serial chardev socket. Containers' root filesystem: a busybox ext4
+ * image made here with mkfs.ext4 -d, attached read-only as virtio-blk with serial "rootfs0".
+ * Skipped unless -Djrunc.vm.image names the image directory.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AgentVmTest {
+    private static final String SERIAL = "rootfs0";
+    private static final String HOSTNAME = "podhost";
+    private static final Duration BOOT_TIMEOUT = Duration.ofMinutes(5);
+
+    private Path work;
+    private Process qemu;
+    private AgentClient agent;
+    private String agentCgroupAtBoot;
+    private long bootStart;
+
+    @BeforeAll
+    void boot() throws Exception {
+        String image = System.getProperty("jrunc.vm.image", "");
+        assumeTrue(!image.isEmpty(), "no -Djrunc.vm.image (make test-agent sets it)");
+        Path dir = Path.of(image);
+        work = Files.createTempDirectory("agent-vm");
+        Path rootfs = work.resolve("rootfs");
+        run(List.of(Path.of(System.getProperty("user.dir")).getParent().resolve("scripts/busybox-rootfs.sh")
+                .toString(), rootfs.toString()));
+        for (String mountPoint : List.of("proc", "sys", "dev", "tmp", "etc", "run", "root")) {
+            Files.createDirectories(rootfs.resolve(mountPoint)); // the image is mounted read-only
+        }
+        Path disk = work.resolve("rootfs.img");
+        run(List.of("mkfs.ext4", "-q", "-F", "-d", rootfs.toString(), disk.toString(), "32M"));
+        Path socket = work.resolve("ctl.sock");
+        List<String> cmd = new ArrayList<>(List.of("qemu-system-x86_64", "-nodefaults", "-no-user-config",
+                "-display", "none", "-no-reboot", "-accel", "tcg", "-cpu", "max", "-smp", "2", "-m", "1024",
+                "-kernel", dir.resolve("vmlinuz").toString(), "-initrd", dir.resolve("initrd.cpio").toString(),
+                "-append", Files.readString(dir.resolve("cmdline")).trim(),
+                "-serial", "file:" + work.resolve("console.log"),
+                "-device", "virtio-serial-pci",
+                "-chardev", "socket,id=ctl,path=" + socket + ",server=on,wait=off",
+                "-device", "virtserialport,chardev=ctl,name=jrunc.agent",
+                "-drive", "file=" + disk + ",if=none,id=d0,format=raw,readonly=on",
+                "-device", "virtio-blk-pci,drive=d0,serial=" + SERIAL));
+        bootStart = System.nanoTime();
+        qemu = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(work.resolve("qemu.out").toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.exists(socket)) {
+            assertTrue(qemu.isAlive(), "qemu exited: " + Files.readString(work.resolve("qemu.out")));
+            assertTrue(System.nanoTime() < deadline, "qemu made no control socket");
+            Thread.sleep(50);
+        }
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        channel.connect(UnixDomainSocketAddress.of(socket));
+        // the agent answers once it is up: the client's synchronisation resends until then
+        agent = AgentClient.connect(ByteStream.of(channel), ClientOptions.DEFAULTS
+                .withSync(BOOT_TIMEOUT, Duration.ofSeconds(2)).withCallTimeout(Duration.ofMinutes(2)));
+        System.out.printf("agent-vm: connected %.1f s after qemu started%n", (System.nanoTime() - bootStart) / 1e9);
+    }
+
+    @AfterAll
+    void tearDown() throws Exception {
+        if (agent != null) {
+            agent.close();
+        }
+        if (qemu != null && qemu.isAlive()) {
+            qemu.destroyForcibly().waitFor();
+        }
+        if (work != null) {
+            System.out.println("agent-vm: console log:\n" + Files.readString(work.resolve("console.log")));
+            run(List.of("rm", "-rf", work.toString()));
+        }
+    }
+
+    @Test
+    @Order(1)
+    void bootsToReadyAndPrintsItsTime() throws Exception {
+        // the console is a file qemu writes as the guest prints: the line may trail the first answer
+        Pattern readyLine = Pattern.compile("ready for requests ([0-9.]+) s after kernel start");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String console = console();
+        while (!readyLine.matcher(console).find() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            console = console();
+        }
+        Matcher ready = readyLine.matcher(console);
+        assertTrue(ready.find(), "no ready line in the console:\n" + console);
+        System.out.println("agent-vm: kernel start to ready: " + ready.group(1) + " s");
+        assertTrue(console.contains("vsock loopback: jrunc-vminit answered major 1"),
+                "the AF_VSOCK path was not exercised:\n" + console);
+        assertEquals(1, agent.agentVersion().getMajor());
+        agentCgroupAtBoot = podStats().getAgentCgroup();
+        assertEquals("0::/agent", agentCgroupAtBoot);
+    }
+
+    @Test
+    @Order(2)
+    void configuresThePod() throws Exception {
+        agent.call(AgentMethods.Pod.CONFIGURE, ConfigurePodRequest.newBuilder().setHostname(HOSTNAME)
+                .setDns(Dns.newBuilder().addNameservers("10.0.2.3"))
+                .putSysctls("vm.overcommit_memory", "1").build());
+        RpcException bad = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Pod.CONFIGURE,
+                ConfigurePodRequest.newBuilder().putSysctls("no.such.parameter", "1").build()));
+        assertEquals(Code.INVALID_ARGUMENT, bad.code());
+    }
+
+    @Test
+    @Order(3)
+    void twoContainersCreatedAtOnceEachSeeTheirOwnPid1AndThePodsHostname() throws Exception {
+        CompletableFuture<Integer> a = CompletableFuture.supplyAsync(() -> create("one",
+                List.of("sh", "-c", "echo pid=$$ host=$(hostname); exec sleep 1000"), null));
+        CompletableFuture<Integer> b = CompletableFuture.supplyAsync(() -> create("two",
+                List.of("sh", "-c", "echo pid=$$ host=$(hostname); exec sleep 1000"), null));
+        assertTrue(a.get() > 1 && b.get() > 1 && !a.get().equals(b.get()));
+        for (String id : List.of("one", "two")) {
+            agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId(id).build());
+            assertEquals("pid=1 host=" + HOSTNAME + "\n", readLine(ref(id, ""), OutputStream.OUTPUT_STREAM_STDOUT));
+            assertEquals(ContainerState.CONTAINER_STATE_RUNNING, inspect(id).getState());
+        }
+        assertEquals(agentCgroupAtBoot, podStats().getAgentCgroup(), "the agent's cgroup changed");
+    }
+
+    @Test
+    @Order(4)
+    void execReturnsOutputAndExitStatus() throws Exception {
+        agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("one").setExecId("e1")
+                .setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("sh", "-c",
+                        "read line; echo got $line; echo oops >&2; exit 3"))).build());
+        ProcessRef e1 = ref("one", "e1");
+        agent.call(AgentMethods.Processes.WRITE_STDIN, WriteStdinRequest.newBuilder().setProcess(e1)
+                .setData(ByteString.copyFromUtf8("hello\n")).build());
+        agent.call(AgentMethods.Processes.CLOSE_STDIN, CloseStdinRequest.newBuilder().setProcess(e1).build());
+        assertEquals("got hello\n", readAll(e1, OutputStream.OUTPUT_STREAM_STDOUT));
+        assertEquals("oops\n", readAll(e1, OutputStream.OUTPUT_STREAM_STDERR));
+        ExitStatus status = wait(e1);
+        assertEquals(3, status.getCode());
+        assertEquals(0, status.getSignal());
+    }
+
+    @Test
+    @Order(5)
+    void aSignalKilledProcessReports128PlusN() throws Exception {
+        agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("two").setExecId("sleeper")
+                .setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("sleep", "1000"))).build());
+        ProcessRef p = ref("two", "sleeper");
+        agent.call(AgentMethods.Processes.SIGNAL, SignalRequest.newBuilder().setProcess(p).setSignal(15).build());
+        ExitStatus status = wait(p);
+        assertEquals(128 + 15, status.getCode());
+        assertEquals(15, status.getSignal());
+    }
+
+    @Test
+    @Order(6)
+    void anOomShowsInStatsWhileTheAgentAndTheOtherContainerRun() throws Exception {
+        create("hog", List.of("sh", "-c", "x=$(head -c 200000000 /dev/zero | tr '\\000' x); echo survived"),
+                "\"resources\":{\"memory\":{\"limit\":16777216,\"swap\":16777216}},");
+        agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId("hog").build());
+        ExitStatus status = wait(ref("hog", ""));
+        ContainerStatsResponse stats = agent.call(AgentMethods.Containers.STATS,
+                ContainerStatsRequest.newBuilder().setId("hog").build());
+        System.out.println("agent-vm: hog exited " + status.getCode() + "; memory.events " + stats.getMemory().getEvents()
+                .toString().replace('\n', ' '));
+        assertEquals(16777216L, stats.getMemory().getLimit());
+        assertTrue(stats.getMemory().getEvents().getOomKill() >= 1, "no oom_kill in " + stats);
+        assertEquals(ContainerState.CONTAINER_STATE_RUNNING, inspect("two").getState());
+        assertTrue(podStats().getMemTotalBytes() > 0);
+        assertEquals(agentCgroupAtBoot, podStats().getAgentCgroup(), "the agent's cgroup changed");
+    }
+
+    @Test
+    @Order(7)
+    void badInputGetsOneClearErrorAndLeavesNothing() throws Exception {
+        RpcException e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.CREATE,
+                CreateContainerRequest.newBuilder().setId("bad").setOciConfig(ByteString.copyFromUtf8("{not json"))
+                        .setRootfs(RootFilesystem.newBuilder().setSerial(SERIAL)).build()));
+        assertEquals(Code.INVALID_ARGUMENT, e.code());
+        e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.CREATE,
+                createRequest("bad", List.of("true"), "\"sysctl\":{\"net.ipv4.ip_forward\":\"1\"},")));
+        assertEquals(Code.INVALID_ARGUMENT, e.code());
+        assertTrue(e.getMessage().contains("linux.sysctl"), e.getMessage());
+        e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.CREATE,
+                createRequest("one", List.of("true"), null)));
+        assertEquals(Code.ALREADY_EXISTS, e.code());
+        e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.CREATE,
+                createRequest("bad", List.of("no-such-program"), null)));
+        assertEquals(Code.FAILED_PRECONDITION, e.code(), e.toString());
+        List<String> ids = agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance())
+                .getContainersList().stream().map(ContainerInfo::getId).sorted().toList();
+        assertEquals(List.of("hog", "one", "two"), ids);
+    }
+
+    @Test
+    @Order(8)
+    void stopAndRemove() throws Exception {
+        StopContainerResponse stopped = agent.call(AgentMethods.Containers.STOP, StopContainerRequest.newBuilder()
+                .setId("two").setGraceNanos(TimeUnit.SECONDS.toNanos(5)).build());
+        // sleep is the container's PID 1, which the kernel shields from signals it has no handler for
+        // (SIGKILL aside): SIGTERM does nothing, the grace period runs out, SIGKILL ends it
+        assertEquals(128 + 9, stopped.getStatus().getCode());
+        assertTrue(stopped.getKilled());
+        RpcException e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.REMOVE,
+                RemoveContainerRequest.newBuilder().setId("one").build()));
+        assertEquals(Code.FAILED_PRECONDITION, e.code());
+        agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("two").build());
+        agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("hog").build());
+        assertEquals(List.of("one"), agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance())
+                .getContainersList().stream().map(ContainerInfo::getId).toList());
+        assertEquals(agentCgroupAtBoot, podStats().getAgentCgroup(), "the agent's cgroup changed");
+    }
+
+    @Test
+    @Order(9)
+    void shutdownPowersOffAndQemuExitsZero() throws Exception {
+        agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder()
+                .setGraceNanos(TimeUnit.SECONDS.toNanos(2)).build());
+        assertTrue(qemu.waitFor(3, TimeUnit.MINUTES), "qemu still running after Shutdown");
+        assertEquals(0, qemu.exitValue());
+        assertTrue(console().contains("powering off"));
+        System.out.printf("agent-vm: whole boot %.1f s%n", (System.nanoTime() - bootStart) / 1e9);
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+
+    private int create(String id, List<String> args, String resources) {
+        try {
+            return agent.call(AgentMethods.Containers.CREATE, createRequest(id, args, resources)).getPid();
+        } catch (RpcException e) {
+            throw new AssertionError("create " + id + ": " + e, e);
+        }
+    }
+
+    /** A minimal busybox config; {@code linuxExtra} is spliced into "linux" (ending with a comma). */
+    private static CreateContainerRequest createRequest(String id, List<String> args, String linuxExtra) {
+        StringBuilder json = new StringBuilder();
+        for (String a : args) {
+            json.append(json.isEmpty() ? "" : ",").append('"').append(a.replace("\\", "\\\\").replace("\"", "\\\""))
+                    .append('"');
+        }
+        String config = """
+                {"ociVersion":"1.0.2","root":{"path":"ignored","readonly":true},
+                 "process":{"args":[%s],"env":["PATH=/bin:/sbin:/usr/bin:/usr/sbin"],"cwd":"/",
+                   "user":{"uid":0,"gid":0},"noNewPrivileges":true},
+                 "mounts":[{"destination":"/proc","type":"proc","source":"proc"},
+                   {"destination":"/dev","type":"tmpfs","source":"tmpfs","options":["nosuid","mode=755"]},
+                   {"destination":"/tmp","type":"tmpfs","source":"tmpfs"}],
+                 "linux":{%s"namespaces":[{"type":"pid"},{"type":"mount"},{"type":"ipc"},{"type":"uts"},
+                   {"type":"cgroup"},{"type":"network"}]}}
+                """.formatted(json, linuxExtra == null ? "" : linuxExtra);
+        return CreateContainerRequest.newBuilder().setId(id).setOciConfig(ByteString.copyFromUtf8(config))
+                .setRootfs(RootFilesystem.newBuilder().setSerial(SERIAL)).build();
+    }
+
+    private static ProcessRef ref(String container, String exec) {
+        return ProcessRef.newBuilder().setContainerId(container).setExecId(exec).build();
+    }
+
+    private ContainerInfo inspect(String id) throws RpcException {
+        return agent.call(AgentMethods.Containers.INSPECT, InspectContainerRequest.newBuilder().setId(id).build())
+                .getContainer();
+    }
+
+    private PodStatsResponse podStats() throws RpcException {
+        return agent.call(AgentMethods.Pod.STATS, PodStatsRequest.getDefaultInstance());
+    }
+
+    private ExitStatus wait(ProcessRef p) throws RpcException {
+        return agent.call(AgentMethods.Processes.WAIT, WaitRequest.newBuilder().setProcess(p).build()).getStatus();
+    }
+
+    private String readLine(ProcessRef p, OutputStream stream) throws RpcException, IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        while (!out.toString(StandardCharsets.UTF_8).endsWith("\n")) {
+            ReadOutputResponse r = agent.call(AgentMethods.Processes.READ_OUTPUT, ReadOutputRequest.newBuilder()
+                    .setProcess(p).setStream(stream).build());
+            if (r.getEof()) {
+                break;
+            }
+            r.getData().writeTo(out);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String readAll(ProcessRef p, OutputStream stream) throws RpcException, IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        while (true) {
+            ReadOutputResponse r = agent.call(AgentMethods.Processes.READ_OUTPUT, ReadOutputRequest.newBuilder()
+                    .setProcess(p).setStream(stream).build());
+            if (r.getEof()) {
+                return out.toString(StandardCharsets.UTF_8);
+            }
+            r.getData().writeTo(out);
+        }
+    }
+
+    private String console() throws IOException {
+        return Files.readString(work.resolve("console.log"), StandardCharsets.ISO_8859_1);
+    }
+
+    private static void run(List<String> cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), cmd + ": " + out);
+    }
+}
