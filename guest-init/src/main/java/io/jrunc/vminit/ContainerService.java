@@ -8,6 +8,7 @@ import io.jrunc.runtime.ContainerCreator;
 import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.CreateOptions;
+import io.jrunc.runtime.init.SpawnRequest;
 import io.jrunc.spec.Spec;
 import io.jrunc.vminit.protocol.AgentMethods;
 import io.jrunc.vminit.protocol.pb.v1.*;
@@ -68,6 +69,7 @@ final class ContainerService {
         Path bundle = ContainerStore.BUNDLES.resolve(id);
         List<Path> mounts = List.of();
         ProcessIo io = null;
+        ConsoleHandoff console = null;
         boolean created = false;
         long t0 = System.nanoTime();
         try {
@@ -92,17 +94,26 @@ final class ContainerService {
             } catch (ContainerException e) {
                 throw new RpcException(Code.INVALID_ARGUMENT, e.getMessage());
             }
-            io = ProcessIo.pipes(id);
+            boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
+            // a terminal's pty is made inside the container and its master sent back over a socket
+            console = terminal ? ConsoleHandoff.pair() : null;
+            io = terminal ? null : ProcessIo.pipes(id);
             int pid;
             // noPivot: the agent's root is the initramfs, which pivot_root(2) refuses (EINVAL); the
             // runtime then moves the root filesystem over / and chroots, as runc --no-pivot does.
             try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id,
-                    bundle, null, null, true, false, 0, -1, io.childStdio()), false, spec)) {
+                    bundle, null, null, true, false, 0, terminal ? console.runtimeEnd() : -1,
+                    terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()), false, spec)) {
                 pid = container.state().pid();
             } catch (ContainerException e) {
                 throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());
             } finally {
-                io.closeChildEnds();
+                if (io != null) {
+                    io.closeChildEnds();
+                }
+            }
+            if (terminal) {
+                io = ProcessIo.terminal(id, console.receiveMaster());
             }
             ContainerRecord rec = new ContainerRecord(id, r.getRootfs().getSerial(), bundle, mounts);
             rec.init = new ManagedProcess(id, "", pid, io, reaper);
@@ -111,6 +122,9 @@ final class ContainerService {
             Console.log("container %s created: pid %d in %.0f ms", id, pid, (System.nanoTime() - t0) / 1e6);
             return CreateContainerResponse.newBuilder().setPid(pid).build();
         } finally {
+            if (console != null) {
+                console.close();
+            }
             if (!created) {
                 if (io != null) {
                     io.close();

@@ -42,11 +42,6 @@ final class ContainerSpecs {
             throw new RpcException(Code.INVALID_ARGUMENT, "linux.sysctl: kernel parameters are the pod's"
                     + " (containers share one kernel); set them on the pod");
         }
-        JsonNode process = spec.get("process");
-        if (process != null && process.path("terminal").asBoolean(false)) {
-            throw new RpcException(Code.INVALID_ARGUMENT,
-                    "process.terminal: a terminal is not supported by jrunc-vminit yet");
-        }
         ObjectNode root = spec.has("root") && spec.get("root").isObject() ? (ObjectNode) spec.get("root")
                 : spec.putObject("root");
         boolean writable = !root.path("readonly").asBoolean(false);

@@ -21,6 +21,26 @@ final class ProcessIo {
         this.childEnds = childEnds;
     }
 
+    /**
+     * A process with a terminal: its input and output both go through the pty's master, which the
+     * runtime library sent over the console socket; stderr is at end of file at once.
+     */
+    static ProcessIo terminal(String name, int master) {
+        ProcessIo io = new ProcessIo(master, new int[0]);
+        io.master = master;
+        int reader = FileDescriptors.dup(master);
+        pump(name + " terminal", reader, io.stdout);
+        io.stderr.end();
+        return io;
+    }
+
+    private int master = -1;
+
+    /** The pty master, or -1 for pipes. */
+    int master() {
+        return master;
+    }
+
     static ProcessIo pipes(String name) {
         int[] in = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
         int[] out = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
@@ -56,9 +76,22 @@ final class ProcessIo {
         return off;
     }
 
+    /**
+     * The program reads end of file: the pipe's write end closed, or, on a terminal (whose master
+     * stays open for the output), the EOF character at the start of a line (canonical mode).
+     */
     synchronized void closeStdin() {
-        if (!stdinClosed) {
-            stdinClosed = true;
+        if (stdinClosed) {
+            return;
+        }
+        stdinClosed = true;
+        if (master >= 0) {
+            try {
+                FileDescriptors.write(master, new byte[] {4});
+            } catch (ErrnoException e) {
+                // the terminal is gone: nothing reads it any more
+            }
+        } else {
             FileDescriptors.closeQuietly(stdinWrite);
         }
     }
@@ -66,6 +99,9 @@ final class ProcessIo {
     void close() {
         closeChildEnds();
         closeStdin();
+        if (master >= 0) {
+            FileDescriptors.closeQuietly(master);
+        }
     }
 
     private static void pump(String name, int fd, OutputBuffer into) {

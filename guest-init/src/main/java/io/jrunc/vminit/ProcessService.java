@@ -4,11 +4,13 @@ import com.google.protobuf.ByteString;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Terminals;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.ContainerExec;
 import io.jrunc.runtime.ExecOptions;
 import io.jrunc.runtime.ContainerId;
+import io.jrunc.runtime.init.SpawnRequest;
 import io.jrunc.vminit.protocol.AgentMethods;
 import io.jrunc.vminit.protocol.pb.v1.*;
 import io.jrunc.vminit.protocol.ttrpc.Code;
@@ -71,8 +73,16 @@ final class ProcessService {
                     : ReadOutputResponse.newBuilder().setData(ByteString.copyFrom(data)).build();
         });
         d.register(AgentMethods.Processes.RESIZE_TERMINAL, (c, r) -> {
-            process(r.getProcess());
-            throw new RpcException(Code.FAILED_PRECONDITION, "the process has no terminal");
+            ManagedProcess p = process(r.getProcess());
+            if (p.io.master() < 0) {
+                throw new RpcException(Code.FAILED_PRECONDITION, "the process has no terminal");
+            }
+            try {
+                Terminals.setSize(p.io.master(), r.getSize().getRows(), r.getSize().getColumns());
+            } catch (ErrnoException e) {
+                throw new RpcException(Code.FAILED_PRECONDITION, "resize: " + e.getMessage());
+            }
+            return ResizeTerminalResponse.getDefaultInstance();
         });
     }
 
@@ -99,9 +109,6 @@ final class ProcessService {
         if (rec.state() != ContainerState.CONTAINER_STATE_RUNNING) {
             throw new RpcException(Code.FAILED_PRECONDITION, "container " + rec.id + " is not running");
         }
-        if (r.getProcess().getTerminal()) {
-            throw new RpcException(Code.INVALID_ARGUMENT, "process.terminal: not supported by jrunc-vminit yet");
-        }
         if (r.getProcess().getArgsCount() == 0) {
             throw new RpcException(Code.INVALID_ARGUMENT, "process.args: must not be empty");
         }
@@ -109,23 +116,35 @@ final class ProcessService {
         if (placeholder != null) {
             throw new RpcException(Code.ALREADY_EXISTS, "exec " + execId + " already exists in " + rec.id);
         }
-        ProcessIo io = ProcessIo.pipes(rec.id + "/" + execId);
+        boolean terminal = r.getProcess().getTerminal();
+        ProcessIo io = terminal ? null : ProcessIo.pipes(rec.id + "/" + execId);
+        ConsoleHandoff console = null;
         boolean done = false;
         try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
+            if (terminal) {
+                console = ConsoleHandoff.listener(rec.id + "." + execId);
+            }
             io.jrunc.spec.Process base = container.config().process();
             ProcessSpec s = r.getProcess();
             io.jrunc.spec.User user = s.hasUser()
                     ? new io.jrunc.spec.User((long) s.getUser().getUid(), (long) s.getUser().getGid(), null,
                             s.getUser().getAdditionalGidsList().stream().map(Integer::longValue).toList(), null)
                     : base.user();
-            io.jrunc.spec.Process process = new io.jrunc.spec.Process(false, null, user, s.getArgsList(), null,
+            io.jrunc.spec.Box size = s.hasConsoleSize() ? new io.jrunc.spec.Box(s.getConsoleSize().getRows(),
+                    s.getConsoleSize().getColumns()) : null;
+            io.jrunc.spec.Process process = new io.jrunc.spec.Process(terminal, size, user, s.getArgsList(), null,
                     s.getEnvCount() > 0 ? s.getEnvList() : base.env(), s.getCwd().isEmpty() ? base.cwd() : s.getCwd(),
                     base.capabilities(), base.rlimits(), base.noNewPrivileges(), null, null, null, null, null, null);
             Files.createDirectories(PID_FILES);
             Path pidFile = PID_FILES.resolve(rec.id + "." + execId + ".pid");
             Files.deleteIfExists(pidFile);
-            ContainerExec.exec(container, new ExecOptions(process, pidFile, null, true, 0, false, io.childStdio()));
-            io.closeChildEnds();
+            ContainerExec.exec(container, new ExecOptions(process, pidFile, terminal ? console.path() : null, true,
+                    0, false, terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()));
+            if (terminal) {
+                io = ProcessIo.terminal(rec.id + "/" + execId, console.receiveMaster());
+            } else {
+                io.closeChildEnds();
+            }
             int pid = Integer.parseInt(Files.readString(pidFile).trim());
             Files.deleteIfExists(pidFile);
             rec.execs.put(execId, new ManagedProcess(rec.id, execId, pid, io, reaper));
@@ -138,8 +157,13 @@ final class ProcessService {
         } catch (Exception e) {
             throw new RpcException(Code.INTERNAL, "exec: " + e);
         } finally {
+            if (console != null) {
+                console.close();
+            }
             if (!done) {
-                io.close();
+                if (io != null) {
+                    io.close();
+                }
                 rec.execs.remove(execId);
             }
         }

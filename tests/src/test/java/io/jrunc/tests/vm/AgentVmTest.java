@@ -189,6 +189,39 @@ class AgentVmTest {
 
     @Test
     @Order(6)
+    void terminalsForAContainerAndAnExecWithResize() throws Exception {
+        CreateContainerRequest base = createRequest("tty", List.of("sh", "-c", "stty size; read x; stty size"), null);
+        String config = base.getOciConfig().toStringUtf8().replace("\"process\":{",
+                "\"process\":{\"terminal\":true,\"consoleSize\":{\"height\":24,\"width\":80},");
+        CreateContainerRequest tty = base.toBuilder().setOciConfig(ByteString.copyFromUtf8(config)).build();
+        agent.call(AgentMethods.Containers.CREATE, tty);
+        agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId("tty").build());
+        ProcessRef p = ref("tty", "");
+        assertTrue(readUntil(p, "24 80").contains("24 80"));
+        agent.call(AgentMethods.Processes.RESIZE_TERMINAL, ResizeTerminalRequest.newBuilder().setProcess(p)
+                .setSize(ConsoleSize.newBuilder().setRows(40).setColumns(100)).build());
+        agent.call(AgentMethods.Processes.WRITE_STDIN, WriteStdinRequest.newBuilder().setProcess(p)
+                .setData(ByteString.copyFromUtf8("go\n")).build());
+        assertTrue(readUntil(p, "40 100").contains("40 100"));
+        assertEquals(0, wait(p).getCode());
+        agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("tty").build());
+
+        agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("one").setExecId("t1")
+                .setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("sh", "-c", "tty; stty size"))
+                        .setTerminal(true).setConsoleSize(ConsoleSize.newBuilder().setRows(30).setColumns(90)))
+                .build());
+        ProcessRef t1 = ref("one", "t1");
+        String out = readAll(t1, OutputStream.OUTPUT_STREAM_STDOUT);
+        assertTrue(out.contains("/dev/pts/") && out.contains("30 90"), out);
+        assertEquals(0, wait(t1).getCode());
+        RpcException e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Processes.RESIZE_TERMINAL,
+                ResizeTerminalRequest.newBuilder().setProcess(ref("one", "e1"))
+                        .setSize(ConsoleSize.newBuilder().setRows(1).setColumns(1)).build()));
+        assertEquals(Code.FAILED_PRECONDITION, e.code());
+    }
+
+    @Test
+    @Order(7)
     void anOomShowsInStatsWhileTheAgentAndTheOtherContainerRun() throws Exception {
         create("hog", List.of("sh", "-c", "x=$(head -c 200000000 /dev/zero | tr '\\000' x); echo survived"),
                 "\"resources\":{\"memory\":{\"limit\":16777216,\"swap\":16777216}},");
@@ -206,7 +239,7 @@ class AgentVmTest {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void badInputGetsOneClearErrorAndLeavesNothing() throws Exception {
         RpcException e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.CREATE,
                 CreateContainerRequest.newBuilder().setId("bad").setOciConfig(ByteString.copyFromUtf8("{not json"))
@@ -228,7 +261,7 @@ class AgentVmTest {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void stopAndRemove() throws Exception {
         StopContainerResponse stopped = agent.call(AgentMethods.Containers.STOP, StopContainerRequest.newBuilder()
                 .setId("two").setGraceNanos(TimeUnit.SECONDS.toNanos(5)).build());
@@ -247,7 +280,7 @@ class AgentVmTest {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void shutdownPowersOffAndQemuExitsZero() throws Exception {
         agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder()
                 .setGraceNanos(TimeUnit.SECONDS.toNanos(2)).build());
@@ -280,6 +313,8 @@ class AgentVmTest {
                    "user":{"uid":0,"gid":0},"noNewPrivileges":true},
                  "mounts":[{"destination":"/proc","type":"proc","source":"proc"},
                    {"destination":"/dev","type":"tmpfs","source":"tmpfs","options":["nosuid","mode=755"]},
+                   {"destination":"/dev/pts","type":"devpts","source":"devpts",
+                     "options":["nosuid","noexec","newinstance","ptmxmode=0666","mode=0620"]},
                    {"destination":"/tmp","type":"tmpfs","source":"tmpfs"}],
                  "linux":{%s"namespaces":[{"type":"pid"},{"type":"mount"},{"type":"ipc"},{"type":"uts"},
                    {"type":"cgroup"},{"type":"network"}]}}
@@ -310,6 +345,20 @@ class AgentVmTest {
         while (!out.toString(StandardCharsets.UTF_8).endsWith("\n")) {
             ReadOutputResponse r = agent.call(AgentMethods.Processes.READ_OUTPUT, ReadOutputRequest.newBuilder()
                     .setProcess(p).setStream(stream).build());
+            if (r.getEof()) {
+                break;
+            }
+            r.getData().writeTo(out);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** Terminal output until it contains {@code wanted} (or ends). */
+    private String readUntil(ProcessRef p, String wanted) throws RpcException, IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        while (!out.toString(StandardCharsets.UTF_8).contains(wanted)) {
+            ReadOutputResponse r = agent.call(AgentMethods.Processes.READ_OUTPUT, ReadOutputRequest.newBuilder()
+                    .setProcess(p).setStream(OutputStream.OUTPUT_STREAM_STDOUT).build());
             if (r.getEof()) {
                 break;
             }
