@@ -54,6 +54,8 @@ public final class VmInit {
         EarlyMounts.mountAll();
         Console.log("main() at %.3f s after kernel start; early mounts done", Console.uptime());
         Reaper reaper = Reaper.start();
+        // never join a container's cgroup: the runtime moves each child in instead (process-model.md 5)
+        io.jrunc.runtime.init.ChildCgroupEntry.moveChildInstead();
         List<String> modules = KernelModules.loadAll();
         Console.log("loaded %d kernel modules: %s", modules.size(), String.join(" ", modules));
         String controllers = CgroupSetup.setUp();

@@ -6,9 +6,11 @@ import io.jrunc.bindings.Processes;
 import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
+import io.jrunc.cgroups.CgroupMode;
 import io.jrunc.cgroups.CgroupsPath;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.runtime.init.ChainSpawn;
+import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.runtime.init.ChildStatus;
 import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.runtime.init.ContainerFinisher;
@@ -95,13 +97,20 @@ public final class ContainerCreator {
         int consoleFd = -1;
         int pid = -1;
         ChildPlacement placement = null;
+        int[] cgroupGate = null;
         try {
             // recorded before a directory is made: a create killed from here on is undone by delete
             cgroup = Cgroup.create(CgroupsPath.of(spec.linux() == null ? null : spec.linux().cgroupsPath(),
                     options.id(), systemdCgroup), location -> CreateJournal.recordCgroup(dir.path(), location));
-            // The JVM's move into the container's v2 cgroup waits for an RCU grace period: started now,
-            // it runs while the FIFO, the console and the spawning thread are prepared.
-            placement = cgroup.beginPlacement();
+            // A long-lived creator (the guest agent) moves the child instead of itself (ChildCgroupEntry).
+            boolean moveChild = ChildCgroupEntry.movesChild() && cgroup.mode() == CgroupMode.UNIFIED;
+            if (moveChild) {
+                cgroupGate = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
+            } else {
+                // The JVM's move into the container's v2 cgroup waits for an RCU grace period: started
+                // now, it runs while the FIFO, the console and the spawning thread are prepared.
+                placement = cgroup.beginPlacement();
+            }
             Path fifo = dir.execFifo();
             FileDescriptors.mkfifo(fifo.toString(), 0622);
             Files.setPosixFilePermissions(fifo, PosixFilePermissions.fromString("rw--w--w-"));
@@ -117,14 +126,22 @@ public final class ContainerCreator {
             }
 
             ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, placement, options.noPivot(),
-                    consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id(), filter, options.stdio());
+                    consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id(), filter, options.stdio(),
+                    cgroupGate == null ? -1 : cgroupGate[0]);
             SpawnThread thread = new SpawnThread("jrunc-init", init).start();
             try {
                 pid = thread.awaitChild(SPAWN_TIMEOUT_MILLIS);
+                if (cgroupGate != null) {
+                    // the child waits on the pipe: into its cgroup, then on its way
+                    cgroup.addProcess(pid);
+                    FileDescriptors.write(cgroupGate[1], new byte[] {1});
+                }
                 thread.awaitGate(pid, SPAWN_TIMEOUT_MILLIS);
             } finally {
-                placement.close();
-                placement = null;
+                if (placement != null) {
+                    placement.close();
+                    placement = null;
+                }
             }
             if (init.expected() != null) {
                 ChildStatus.verify(pid, init.expected());
@@ -165,6 +182,10 @@ public final class ContainerCreator {
             throw failure(t);
         } finally {
             FileDescriptors.closeQuietly(consoleFd);
+            if (cgroupGate != null) {
+                FileDescriptors.closeQuietly(cgroupGate[0]);
+                FileDescriptors.closeQuietly(cgroupGate[1]);
+            }
         }
     }
 

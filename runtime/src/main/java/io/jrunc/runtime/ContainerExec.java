@@ -7,6 +7,7 @@ import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.runtime.init.ChainSpawn;
 import io.jrunc.runtime.init.ChildStatus;
+import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.runtime.init.ExecInit;
 import io.jrunc.runtime.init.FilterCompilation;
@@ -49,7 +50,12 @@ public final class ContainerExec {
         int gateFd = -1;
         int consoleFd = -1;
         int pid = -1;
+        // A long-lived creator (the guest agent) moves the child into the cgroup, not itself.
+        int[] cgroupGate = null;
         try {
+            if (ChildCgroupEntry.movesChild() && container.cgroup().mode() == io.jrunc.cgroups.CgroupMode.UNIFIED) {
+                cgroupGate = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
+            }
             FileDescriptors.mkfifo(fifo.toString(), 0622);
             FileDescriptors.chown(fifo.toString(), uid(options), gid(options));
             Files.setPosixFilePermissions(fifo, java.nio.file.attribute.PosixFilePermissions.fromString("rw--w--w-"));
@@ -58,10 +64,16 @@ public final class ContainerExec {
                 consoleFd = UnixSockets.connect(options.consoleSocket().toString());
             }
             ExecInit init = new ExecInit(container.state().pid(), options.process(), container.cgroup(), gateFd,
-                    consoleFd, options.preserveFds(), filter == null ? null : FilterCompilation.of(filter), options.stdio());
+                    consoleFd, options.preserveFds(), filter == null ? null : FilterCompilation.of(filter), options.stdio(),
+                    cgroupGate == null ? -1 : cgroupGate[0]);
             SpawnThread thread = new SpawnThread("jrunc-exec", init).start();
             try {
                 pid = thread.awaitChild(60_000);
+                if (cgroupGate != null) {
+                    // the child waits on the pipe: into the container's cgroup, then on its way
+                    container.cgroup().addProcess(pid);
+                    FileDescriptors.write(cgroupGate[1], new byte[] {1});
+                }
                 if (filter != null) {
                     thread.awaitGate(pid, 60_000);
                     ChildStatus.verify(pid, init.expected());
@@ -103,6 +115,10 @@ public final class ContainerExec {
         } finally {
             FileDescriptors.closeQuietly(gateFd);
             FileDescriptors.closeQuietly(consoleFd);
+            if (cgroupGate != null) {
+                FileDescriptors.closeQuietly(cgroupGate[0]);
+                FileDescriptors.closeQuietly(cgroupGate[1]);
+            }
             try {
                 Files.deleteIfExists(fifo);
             } catch (IOException ignored) {

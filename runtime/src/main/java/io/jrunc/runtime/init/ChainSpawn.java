@@ -58,8 +58,21 @@ public final class ChainSpawn implements AutoCloseable {
      */
     public static ChainSpawn of(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
             ProcessCredentials credentials, FilterCompilation.Loadable filter, ChildStatus.Runtime runtime) {
+        return of(request, gate, ptySlave, credentials, filter, runtime, -1, false);
+    }
+
+    /**
+     * With {@code cgroupGate} >= 0 the child's first step reads one byte from that pipe: it waits there
+     * until its creator has moved it into the container's cgroup ({@link ChildCgroupEntry}); with
+     * {@code unshareCgroup} it then creates its cgroup namespace. {@code filter} may be null (no
+     * seccomp: no load, nothing recorded).
+     */
+    public static ChainSpawn of(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
+            ProcessCredentials credentials, FilterCompilation.Loadable filter, ChildStatus.Runtime runtime,
+            int cgroupGate, boolean unshareCgroup) {
         ChainSpawn spawn = new ChainSpawn();
-        spawn.build(request, gate, ptySlave, credentials, filter.filter(), filter.programBytes(), runtime);
+        spawn.build(request, gate, ptySlave, credentials, filter == null ? null : filter.filter(),
+                filter == null ? null : filter.programBytes(), runtime, cgroupGate, unshareCgroup);
         return spawn;
     }
 
@@ -83,8 +96,19 @@ public final class ChainSpawn implements AutoCloseable {
         chain.close();
     }
 
+    private static final int CLONE_NEWCGROUP = 0x02000000;
+
     private void build(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, CompiledFilter filter, byte[] programBytes, ChildStatus.Runtime runtime) {
+            ProcessCredentials credentials, CompiledFilter filter, byte[] programBytes, ChildStatus.Runtime runtime,
+            int cgroupGate, boolean unshareCgroup) {
+        if (cgroupGate >= 0) {
+            // nothing of the container's runs before the creator has moved this child into its cgroup
+            chain.call("read", cgroupGate, chain.zeroed(8), 1);
+            chain.call("close", cgroupGate);
+            if (unshareCgroup) {
+                sys("unshare", CLONE_NEWCGROUP);
+            }
+        }
         long handled = runtime.handledSignals();
         int low = ProcessLauncher.gateFd(request.preserveFds());
         long dfl = chain.zeroed(KERNEL_SIGACTION_SIZE); // SIG_DFL, no flags, empty mask
@@ -119,13 +143,16 @@ public final class ChainSpawn implements AutoCloseable {
         } else {
             sys("close_range", low, 0xffffffffL, 0);
         }
-        // struct sock_fprog: the instruction count, then (after padding) the instructions' address
-        ByteBuffer fprog = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
-        fprog.putShort(0, (short) filter.program().size());
-        fprog.putLong(8, chain.bytes(programBytes));
-        long program = chain.bytes(fprog.array());
+        long program = 0;
+        if (filter != null) {
+            // struct sock_fprog: the instruction count, then (after padding) the instructions' address
+            ByteBuffer fprog = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
+            fprog.putShort(0, (short) filter.program().size());
+            fprog.putLong(8, chain.bytes(programBytes));
+            program = chain.bytes(fprog.array());
+        }
         boolean nnp = credentials.noNewPrivileges();
-        if (!nnp) {
+        if (!nnp && filter != null) {
             load(filter, program);
         }
         credentialSteps(credentials, runtime.bounding());
@@ -134,7 +161,7 @@ public final class ChainSpawn implements AutoCloseable {
         if (nnp) {
             sys("prctl", Prctl.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         }
-        if (nnp) {
+        if (nnp && filter != null) {
             load(filter, program);
         }
         chain.unblockSignals();
@@ -148,7 +175,7 @@ public final class ChainSpawn implements AutoCloseable {
         } else {
             open(gate.path(), FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC);
             open(gate.path(), writeEnd);
-            int gateFd = gateFd(request.preserveFds(), filter.usesNotify());
+            int gateFd = gateFd(request.preserveFds(), filter != null && filter.usesNotify());
             chain.call("close", gateFd);
             record(loaded, "close", gateFd);
         }

@@ -34,16 +34,21 @@ public final class ContainerInit implements SpawnThread.Body {
     private final FilterCompilation filter;
     private final ProcessSpawn spawn;
     private final SpawnRequest.Stdio stdio;
+    private final int cgroupGate;
     private volatile RootfsBuilder.Prepared prepared;
 
     /**
      * @param placement begun by the creating thread ({@link Cgroup#beginPlacement}), which closes it
      * @param filter the compiled linux.seccomp, or null: with one, the child is made by a {@link ChainSpawn}
      * @param stdio the process's standard streams ({@link SpawnRequest.Stdio#INHERIT}: the runtime's)
+     * @param cgroupGate -1, or the read end of the pipe the child waits on until the creating thread has
+     *        moved it into its cgroup ({@link ChildCgroupEntry}); then {@code placement} is null, this
+     *        thread never enters the container's cgroup, and the child creates the cgroup namespace
      */
     public ContainerInit(Spec spec, Path rootfs, Path execFifo, NamespacePlan namespaces, Cgroup cgroup,
             ChildPlacement placement, boolean noPivot, int consoleSocket, int preserveFds, String newKeyring,
-            FilterCompilation filter, SpawnRequest.Stdio stdio) {
+            FilterCompilation filter, SpawnRequest.Stdio stdio, int cgroupGate) {
+        this.cgroupGate = cgroupGate;
         this.spec = spec;
         this.stdio = stdio;
         this.rootfs = rootfs;
@@ -56,7 +61,7 @@ public final class ContainerInit implements SpawnThread.Body {
         this.preserveFds = preserveFds;
         this.newKeyring = newKeyring;
         this.filter = filter;
-        this.spawn = new ProcessSpawn(filter);
+        this.spawn = new ProcessSpawn(filter, cgroupGate, cgroupGate >= 0 && namespaces.creates(CLONE_NEWCGROUP));
     }
 
     /** What the child must show in /proc/PID/status ({@link ChildStatus}); null unless a chain made it. */
@@ -81,10 +86,14 @@ public final class ContainerInit implements SpawnThread.Body {
                 FileDescriptors.close(fd);
             }
         }
-        placement.placeThread(self.tid());
+        boolean childMoved = cgroupGate >= 0;
+        if (!childMoved) {
+            placement.placeThread(self.tid());
+        }
         // The pid namespace last: afterwards this thread may not create threads. The time namespace
-        // also applies to children only, but has no such rule.
-        int later = CLONE_NEWPID;
+        // also applies to children only, but has no such rule. A child moved into its cgroup by the
+        // creator makes its cgroup namespace itself, once there.
+        int later = CLONE_NEWPID | (childMoved ? CLONE_NEWCGROUP : 0);
         int now = namespaces.create() & ~later;
         if (now != 0) {
             Namespaces.unshare(now);
@@ -95,7 +104,8 @@ public final class ContainerInit implements SpawnThread.Body {
                     + " the runtime's they would be made on the host)");
         }
 
-        CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(), namespaces.creates(CLONE_NEWCGROUP));
+        CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(),
+                namespaces.creates(CLONE_NEWCGROUP) && !childMoved);
         prepared = new RootfsBuilder(spec, rootfs, cgroupMounts).prepare(noPivot, execFifo,
                 ChainSpawn.gateFd(preserveFds, filter != null && filter.usesNotify()));
 

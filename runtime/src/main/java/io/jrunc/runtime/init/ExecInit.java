@@ -19,19 +19,22 @@ public final class ExecInit implements SpawnThread.Body {
     private final int preserveFds;
     private final ProcessSpawn spawn;
     private final SpawnRequest.Stdio stdio;
+    /** -1, or the pipe the child waits on until its creator moved it into the cgroup ({@link ChildCgroupEntry}). */
+    private final int cgroupGate;
     private volatile ChildPlacement placement;
 
     /** @param filter the container's compiled linux.seccomp, or null (then posix_spawn makes the process) */
     public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds,
-            FilterCompilation filter, SpawnRequest.Stdio stdio) {
+            FilterCompilation filter, SpawnRequest.Stdio stdio, int cgroupGate) {
         this.stdio = stdio;
+        this.cgroupGate = cgroupGate;
         this.initPid = initPid;
         this.process = process;
         this.cgroup = cgroup;
         this.gateFd = gateFd;
         this.consoleSocket = consoleSocket;
         this.preserveFds = preserveFds;
-        this.spawn = new ProcessSpawn(filter);
+        this.spawn = new ProcessSpawn(filter, cgroupGate, false);
     }
 
     /** What the child must show in /proc/PID/status; null unless a {@link ChainSpawn} made it. */
@@ -48,7 +51,9 @@ public final class ExecInit implements SpawnThread.Body {
         spawn.awaitFilter();
         FsContext.unshare();
         try (InitNamespaces namespaces = InitNamespaces.open(initPid, InitNamespaces.ALL)) {
-            placement = cgroup.placeForChildren(self.tid());
+            if (cgroupGate < 0) {
+                placement = cgroup.placeForChildren(self.tid());
+            }
             namespaces.join();
         }
         FsContext.chdir("/");

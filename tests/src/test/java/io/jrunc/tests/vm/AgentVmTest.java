@@ -145,14 +145,24 @@ class AgentVmTest {
     @Test
     @Order(3)
     void twoContainersCreatedAtOnceEachSeeTheirOwnPid1AndThePodsHostname() throws Exception {
-        CompletableFuture<Integer> a = CompletableFuture.supplyAsync(() -> create("one",
-                List.of("sh", "-c", "echo pid=$$ host=$(hostname); exec sleep 1000"), null));
-        CompletableFuture<Integer> b = CompletableFuture.supplyAsync(() -> create("two",
-                List.of("sh", "-c", "echo pid=$$ host=$(hostname); exec sleep 1000"), null));
+        String show = "echo pid=$$ host=$(hostname) cgroup=$(cat /proc/self/cgroup); exec sleep 1000";
+        CompletableFuture<Integer> a = CompletableFuture.supplyAsync(() -> create("one", List.of("sh", "-c", show), null));
+        CompletableFuture<Integer> b = CompletableFuture.supplyAsync(() -> create("two", List.of("sh", "-c", show), null));
+        // the agent's own cgroup, sampled all the while both creates run: it never moves into theirs
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        int samples = 0;
+        while (!(a.isDone() && b.isDone())) {
+            seen.add(podStats().getAgentCgroup());
+            samples++;
+        }
         assertTrue(a.get() > 1 && b.get() > 1 && !a.get().equals(b.get()));
+        System.out.println("agent-vm: agent cgroup sampled " + samples + " times during two creates: " + seen);
+        assertEquals(java.util.Set.of(agentCgroupAtBoot), seen, "the agent's cgroup changed during create");
         for (String id : List.of("one", "two")) {
             agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId(id).build());
-            assertEquals("pid=1 host=" + HOSTNAME + "\n", readLine(ref(id, ""), OutputStream.OUTPUT_STREAM_STDOUT));
+            // its own pid 1, the pod's hostname, and a cgroup namespace rooted at its own cgroup
+            assertEquals("pid=1 host=" + HOSTNAME + " cgroup=0::/\n",
+                    readLine(ref(id, ""), OutputStream.OUTPUT_STREAM_STDOUT));
             assertEquals(ContainerState.CONTAINER_STATE_RUNNING, inspect(id).getState());
         }
         assertEquals(agentCgroupAtBoot, podStats().getAgentCgroup(), "the agent's cgroup changed");
@@ -163,12 +173,12 @@ class AgentVmTest {
     void execReturnsOutputAndExitStatus() throws Exception {
         agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("one").setExecId("e1")
                 .setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("sh", "-c",
-                        "read line; echo got $line; echo oops >&2; exit 3"))).build());
+                        "read line; echo got $line $(cat /proc/self/cgroup); echo oops >&2; exit 3"))).build());
         ProcessRef e1 = ref("one", "e1");
         agent.call(AgentMethods.Processes.WRITE_STDIN, WriteStdinRequest.newBuilder().setProcess(e1)
                 .setData(ByteString.copyFromUtf8("hello\n")).build());
         agent.call(AgentMethods.Processes.CLOSE_STDIN, CloseStdinRequest.newBuilder().setProcess(e1).build());
-        assertEquals("got hello\n", readAll(e1, OutputStream.OUTPUT_STREAM_STDOUT));
+        assertEquals("got hello 0::/\n", readAll(e1, OutputStream.OUTPUT_STREAM_STDOUT));
         assertEquals("oops\n", readAll(e1, OutputStream.OUTPUT_STREAM_STDERR));
         ExitStatus status = wait(e1);
         assertEquals(3, status.getCode());
