@@ -18,6 +18,20 @@ public final class Console {
         System.out.flush();
     }
 
+    /** This process's resident memory in MiB (VmRSS), or -1 when /proc cannot say. */
+    public static double residentMiB() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // reported as unknown
+        }
+        return -1;
+    }
+
     /** Seconds since the kernel started (/proc/uptime), or -1 before /proc is mounted. */
     public static double uptime() {
         try {
