@@ -147,7 +147,17 @@ class AgentVmTest {
     void twoContainersCreatedAtOnceEachSeeTheirOwnPid1AndThePodsHostname() throws Exception {
         String show = "echo pid=$$ host=$(hostname) cgroup=$(cat /proc/self/cgroup); exec sleep 1000";
         CompletableFuture<Integer> a = CompletableFuture.supplyAsync(() -> create("one", List.of("sh", "-c", show), null));
-        CompletableFuture<Integer> b = CompletableFuture.supplyAsync(() -> create("two", List.of("sh", "-c", show), null));
+        // "two" has a writable root: an overlay on the read-only disk with a tmpfs upper layer
+        CreateContainerRequest writable = createRequest("two", List.of("sh", "-c", show), null);
+        CreateContainerRequest twoRequest = writable.toBuilder().setOciConfig(ByteString.copyFromUtf8(writable
+                .getOciConfig().toStringUtf8().replace("\"readonly\":true", "\"readonly\":false"))).build();
+        CompletableFuture<Integer> b = CompletableFuture.supplyAsync(() -> {
+            try {
+                return agent.call(AgentMethods.Containers.CREATE, twoRequest).getPid();
+            } catch (RpcException e) {
+                throw new AssertionError("create two: " + e, e);
+            }
+        });
         // the agent's own cgroup, sampled all the while both creates run: it never moves into theirs
         java.util.Set<String> seen = new java.util.TreeSet<>();
         int samples = 0;
@@ -183,6 +193,22 @@ class AgentVmTest {
         ExitStatus status = wait(e1);
         assertEquals(3, status.getCode());
         assertEquals(0, status.getSignal());
+
+        // the writable root takes a write; the read-only one refuses it
+        for (String id : List.of("two", "one")) {
+            agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId(id).setExecId("w")
+                    .setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("sh", "-c",
+                            "echo written > /file && cat /file"))).build());
+            ProcessRef w = ref(id, "w");
+            String out = readAll(w, OutputStream.OUTPUT_STREAM_STDOUT);
+            int code = wait(w).getCode();
+            if (id.equals("two")) {
+                assertEquals("written\n", out);
+                assertEquals(0, code);
+            } else {
+                assertNotEquals(0, code, "a read-only root took a write");
+            }
+        }
     }
 
     @Test
@@ -265,6 +291,14 @@ class AgentVmTest {
         e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.CREATE,
                 createRequest("bad", List.of("no-such-program"), null)));
         assertEquals(Code.FAILED_PRECONDITION, e.code(), e.toString());
+        e = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.CREATE,
+                createRequest("bad", List.of("true"), null).toBuilder()
+                        .setRootfs(RootFilesystem.newBuilder().setSerial("no-such-disk")).build()));
+        assertEquals(Code.NOT_FOUND, e.code(), e.toString());
+        // nothing of the failed creates is left: the id, its cgroup and its mounts take a new container
+        agent.call(AgentMethods.Containers.CREATE, createRequest("bad", List.of("true"), null));
+        agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("bad").setForce(true)
+                .build());
         List<String> ids = agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance())
                 .getContainersList().stream().map(ContainerInfo::getId).sorted().toList();
         assertEquals(List.of("hog", "one", "two"), ids);
