@@ -99,10 +99,10 @@ final class ContainerService {
             console = terminal ? ConsoleHandoff.pair() : null;
             io = terminal ? null : ProcessIo.pipes(id);
             int pid;
-            // noPivot: the agent's root is the initramfs, which pivot_root(2) refuses (EINVAL); the
-            // runtime then moves the root filesystem over / and chroots, as runc --no-pivot does.
+            // noPivot only if the agent could not leave the initramfs as its root (RootSwitch), which
+            // pivot_root(2) refuses: the runtime then moves the root over / and chroots (runc --no-pivot).
             try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id,
-                    bundle, null, null, true, false, 0, terminal ? console.runtimeEnd() : -1,
+                    bundle, null, null, !RootSwitch.pivotable(), false, 0, terminal ? console.runtimeEnd() : -1,
                     terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()), false, spec)) {
                 pid = container.state().pid();
             } catch (ContainerException e) {

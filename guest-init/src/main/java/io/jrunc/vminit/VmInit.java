@@ -51,8 +51,14 @@ public final class VmInit {
     }
 
     private static void boot() throws Exception {
+        try {
+            RootSwitch.run();
+        } catch (RuntimeException | java.io.IOException e) {
+            System.out.println("jrunc-vminit: root stays the initramfs (containers get --no-pivot): " + e);
+        }
         EarlyMounts.mountAll();
-        Console.log("main() at %.3f s after kernel start; early mounts done", Console.uptime());
+        Console.log("main() at %.3f s after kernel start; early mounts done%s", Console.uptime(),
+                RootSwitch.pivotable() ? "; root is a bind mount of the initramfs" : "");
         Reaper reaper = Reaper.start();
         // never join a container's cgroup: the runtime moves each child in instead (process-model.md 5)
         io.jrunc.runtime.init.ChildCgroupEntry.moveChildInstead();
