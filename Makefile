@@ -156,9 +156,9 @@ install: build
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ -x /bin/busybox ]; then \
 	  scripts/aot-train.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(PREFIX)/lib/jrunc $(abspath $(BUILD))/aot-install; fi
 	@# The pod VM image, when `make vm-image` built one: where jrunc-vm looks for it.
-	@if [ -f $(VM_IMAGE)/digest ]; then \
+	@if [ -f $(VM_IMAGE)/image.digest ]; then \
 	  install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
-	  install -m 644 $(VM_IMAGE)/vmlinuz $(VM_IMAGE)/initrd.cpio $(VM_IMAGE)/cmdline $(VM_IMAGE)/digest \
+	  install -m 644 $(VM_IMAGE)/vmlinuz $(VM_IMAGE)/initrd.cpio $(VM_IMAGE)/kernel.cmdline $(VM_IMAGE)/image.digest \
 	    $(DESTDIR)$(PREFIX)/share/jrunc-vm/ && echo "installed the VM image in $(PREFIX)/share/jrunc-vm"; fi
 
 clean:

@@ -4,8 +4,10 @@
 #
 #   scripts/vm-image.sh <dir with the agent's jars> <output dir>
 #
-# Output: vmlinuz, initrd.cpio, cmdline (the kernel command line the image needs), digest (sha256 of
-# the three), and, cached for the next run, kernel/ (the unpacked .deb) and jre/.
+# Output, as jrunc-vm's VmImage reads it (docs/vm.md, "The image"): vmlinuz, initrd.cpio,
+# kernel.cmdline (what the agent needs on the kernel command line; the launcher prepends the console
+# and panic settings), image.digest (sha256 of the three), and, cached for the next run, kernel/ (the
+# unpacked .deb) and jre/.
 # The kernel is fetched with apt-get download and unpacked with dpkg-deb -x, never installed.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 <lib dir> <output dir>" >&2; exit 2; }
@@ -88,6 +90,7 @@ echo "root:x:0:0:root:/:/bin/false" > "$stage/etc/passwd"
 mv "$OUT/initrd.cpio.tmp" "$OUT/initrd.cpio"
 rm -rf "$stage"
 cp "$kernel" "$OUT/vmlinuz"
-echo "console=ttyS0 quiet init=/init panic=-1 oops=panic mitigations=off LD_LIBRARY_PATH=/jre/lib -- @/jrunc/args" > "$OUT/cmdline"
-(cd "$OUT" && sha256sum vmlinuz initrd.cpio cmdline | sha256sum | cut -d' ' -f1) > "$OUT/digest"
-echo "vm-image: $(basename "$kernel"), initramfs $(( $(stat -c %s "$OUT/initrd.cpio") / 1048576 )) MB, modules: ${#seen[@]}, digest $(cut -c1-12 "$OUT/digest")"
+rm -f "$OUT/cmdline" "$OUT/digest"   # the names before jrunc-vm's
+echo "quiet init=/init oops=panic mitigations=off LD_LIBRARY_PATH=/jre/lib -- @/jrunc/args" > "$OUT/kernel.cmdline"
+(cd "$OUT" && sha256sum vmlinuz initrd.cpio kernel.cmdline | sha256sum | cut -d' ' -f1) > "$OUT/image.digest"
+echo "vm-image: $(basename "$kernel"), initramfs $(( $(stat -c %s "$OUT/initrd.cpio") / 1048576 )) MB, modules: ${#seen[@]}, digest $(cut -c1-12 "$OUT/image.digest")"
