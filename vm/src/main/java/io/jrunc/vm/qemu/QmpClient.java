@@ -122,8 +122,12 @@ public final class QmpClient implements AutoCloseable {
             request.set("arguments", arguments);
         }
         ByteBuffer bytes = ByteBuffer.wrap((JSON.writeValueAsString(request) + "\n").getBytes(StandardCharsets.UTF_8));
-        while (bytes.hasRemaining()) {
-            channel.write(bytes);
+        try {
+            while (bytes.hasRemaining()) {
+                channel.write(bytes);
+            }
+        } catch (IOException e) {
+            throw new QmpException("qemu closed the QMP socket (" + command + " not sent: " + e + ")");
         }
         JsonNode answer = next();
         if (answer.has("error")) {

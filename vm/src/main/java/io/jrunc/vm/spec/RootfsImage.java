@@ -25,7 +25,7 @@ public final class RootfsImage {
         List<String> command = List.of("mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E", "root_owner=0:0",
                 "-d", rootfs.toString(), image.toString(), (imageBytes / 1024) + "k");
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
             String out = new String(p.getInputStream().readAllBytes()).strip();
             if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
                 p.destroyForcibly();
