@@ -25,7 +25,7 @@ E2E_NORECOMMENDS := docker.io
 VM_PACKAGES := qemu-system-x86 cpio busybox-static
 VM_DIR := $(BUILD)/vm
 
-.PHONY: all check-jdk deps build launcher aot-cache test test-vm vm-run demo install bench bench-startup clean bindings
+.PHONY: all check-jdk deps build launcher launcher-vm aot-cache test test-vm vm-run demo install bench bench-startup clean bindings
 
 all: build
 
@@ -73,8 +73,23 @@ launcher:
 	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib
 	@cp runtime/target/jrunc-runtime-*.jar $(BUILD)/lib/jrunc.jar
 	@$(call render-launcher,$(abspath $(BUILD))/lib,$(BUILD)/bin/jrunc)
+	@$(MAKE) --no-print-directory launcher-vm
 	@$(MAKE) --no-print-directory aot-cache
 	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)$$(ls $(BUILD)/lib/*.aot >/dev/null 2>&1 && echo " and AOT caches")"
+
+# jrunc-vm (docs/vm.md): its jars in build/lib-vm (apart from jrunc's, which the AOT caches are trained
+# on), build/bin/jrunc-vm beside build/bin/jrunc. It finds build/vm-image/ (`make vm-image`) by itself.
+VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData
+render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAGS@|$(VM_JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
+	scripts/jrunc-vm.in > $(2) && chmod 755 $(2)
+
+launcher-vm:
+	@rm -rf $(BUILD)/lib-vm && mkdir -p $(BUILD)/bin $(BUILD)/lib-vm
+	@$(MVN) -q -Dmaven.test.skip=true -pl vm -am package dependency:copy-dependencies \
+	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib-vm
+	@cp vm/target/jrunc-vm-*.jar $(BUILD)/lib-vm/jrunc-vm.jar
+	@$(call render-vm-launcher,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
+	@echo "built $(BUILD)/bin/jrunc-vm"
 
 # The AOT cache needs root (training runs real containers) and busybox-static; without them the
 # launcher simply runs without it.
@@ -127,12 +142,21 @@ bench-startup: build
 	$(call apt-ensure,$(TEST_PACKAGES))
 	@scripts/bench-startup.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(BUILD)/lib $(BENCH_STARTUP_N)
 
-# Jars to $(PREFIX)/lib/jrunc, the launcher to $(PREFIX)/bin/jrunc pointing at them.
+# Jars to $(PREFIX)/lib/jrunc, the launcher to $(PREFIX)/bin/jrunc pointing at them; jrunc-vm's to
+# $(PREFIX)/lib/jrunc-vm and $(PREFIX)/bin/jrunc-vm, and the VM image (when built) to $(PREFIX)/share/jrunc-vm,
+# where jrunc-vm looks for it.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/jrunc $(DESTDIR)$(PREFIX)/bin
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.jar
 	install -m 644 $(BUILD)/lib/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc/
 	$(call render-launcher,$(PREFIX)/lib/jrunc,$(DESTDIR)$(PREFIX)/bin/jrunc)
+	install -d $(DESTDIR)$(PREFIX)/lib/jrunc-vm
+	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.jar
+	install -m 644 $(BUILD)/lib-vm/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-vm/
+	$(call render-vm-launcher,$(PREFIX)/lib/jrunc-vm,$(DESTDIR)$(PREFIX)/bin/jrunc-vm)
+	@if [ -d $(BUILD)/vm-image ]; then install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
+	  install -m 644 $(BUILD)/vm-image/* $(DESTDIR)$(PREFIX)/share/jrunc-vm/; \
+	else echo "no $(BUILD)/vm-image: run make vm-image for jrunc-vm's VM image"; fi
 	@# A cache is valid only for the jar paths it was trained with: train again at the new place.
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.aot
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ -x /bin/busybox ]; then \

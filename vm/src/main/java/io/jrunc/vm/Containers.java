@@ -109,6 +109,9 @@ public final class Containers {
         try {
             byte[] configBytes = SpecBuilder.toBytes(config);
             Files.write(dir.resolve("config.json"), configBytes);
+            if (!pods.running(pod)) {
+                Pods.image(pod); // no VM image: say so before making an image file
+            }
             Path image = dir.resolve("rootfs.img");
             RootfsImage.make(bundle.rootfs(), image);
             try (AgentClient monitor = pods.start(pod.name())) {

@@ -114,13 +114,21 @@ public final class Pods {
         return root.pod(name).orElseThrow(() -> new VmException("pod \"" + name + "\" does not exist"));
     }
 
+    /** The image the pod boots: its own --kernel/--initrd, or the installed one. */
+    public static VmImage image(PodRecord pod) throws VmException {
+        return VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()), pod.initrd() == null ? null : Path.of(pod.initrd()));
+    }
+
     public boolean running(PodRecord pod) {
         return PodMonitor.runningQemu(pod).isPresent();
     }
 
     /** Starts the pod's VM (and its monitor) if it does not run, and connects to its monitor. */
     public AgentClient start(String name) throws VmException {
-        require(name);
+        PodRecord pod = require(name);
+        if (!running(pod)) {
+            image(pod); // fail here, in one line, rather than in the monitor's log
+        }
         return link.connect(name);
     }
 

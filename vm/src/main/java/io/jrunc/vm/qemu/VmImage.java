@@ -28,7 +28,7 @@ public record VmImage(Path kernel, Path initrd, String digest, String cmdline) {
 
     /** The directories searched, in order, when no --kernel is given. */
     public static List<Path> searchPath() {
-        List<Path> dirs = new java.util.ArrayList<>();
+        java.util.LinkedHashSet<Path> dirs = new java.util.LinkedHashSet<>();
         String env = System.getenv("JRUNC_VM_IMAGE");
         if (env != null && !env.isEmpty()) {
             dirs.add(Path.of(env));
@@ -39,14 +39,14 @@ public record VmImage(Path kernel, Path initrd, String digest, String cmdline) {
             // build/lib-vm/jrunc-vm.jar or vm/target/classes -> build/vm-image
             Path a = jar.getParent();
             for (int i = 0; i < 4 && a != null; i++, a = a.getParent()) {
-                dirs.add(a.resolve("share/jrunc-vm"));
-                dirs.add(a.resolve("vm-image"));
-                dirs.add(a.resolve("build/vm-image"));
+                dirs.add(a.resolve("share/jrunc-vm").normalize());
+                dirs.add(a.resolve("vm-image").normalize());
+                dirs.add(a.resolve("build/vm-image").normalize());
             }
         } catch (Exception e) {
             // no code source (an unusual class loader): only the environment and the flags then
         }
-        return dirs;
+        return List.copyOf(dirs);
     }
 
     public static VmImage locate(Path kernelFlag, Path initrdFlag) throws VmException {
@@ -73,8 +73,10 @@ public record VmImage(Path kernel, Path initrd, String digest, String cmdline) {
                 }
             }
         }
-        throw new VmException("no VM image found (looked for " + KERNEL + " and " + INITRDS.getFirst() + " in "
-                + searchPath() + "): run `make vm-image`, or give --kernel and --initrd");
+        List<Path> looked = searchPath().stream().filter(d -> d.endsWith("vm-image") || d.endsWith("share/jrunc-vm"))
+                .filter(d -> Files.isDirectory(d.getParent())).toList();
+        throw new VmException("no VM image found (" + KERNEL + " and " + INITRDS.getFirst() + " in " + looked
+                + "): run `make vm-image`, or give --kernel and --initrd");
     }
 
     static VmImage at(Path kernel, Path initrd) {
