@@ -64,6 +64,9 @@ final class Attach {
             if (workdir != null) {
                 spec.setCwd(workdir);
             }
+            if (tty) {
+                consoleSize().ifPresent(spec::setConsoleSize);
+            }
             try {
                 monitor.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId(c.name())
                         .setExecId(execId).setProcess(spec).build(), Duration.ofSeconds(60));
@@ -85,6 +88,21 @@ final class Attach {
             to.join(Duration.ofSeconds(10));
             te.join(Duration.ofSeconds(10));
             return code;
+        }
+    }
+
+    /**
+     * The terminal's size for a -t process: LINES and COLUMNS when the caller sets them (as shells and
+     * script(1) do). Reading the size of the CLI's own terminal (TIOCGWINSZ) and forwarding SIGWINCH as
+     * ResizeTerminal calls is not done yet.
+     */
+    static java.util.Optional<io.jrunc.vminit.protocol.pb.v1.ConsoleSize> consoleSize() {
+        try {
+            int rows = Integer.parseInt(System.getenv().getOrDefault("LINES", ""));
+            int cols = Integer.parseInt(System.getenv().getOrDefault("COLUMNS", ""));
+            return java.util.Optional.of(io.jrunc.vminit.protocol.pb.v1.ConsoleSize.newBuilder().setRows(rows).setColumns(cols).build());
+        } catch (NumberFormatException e) {
+            return java.util.Optional.empty();
         }
     }
 
