@@ -153,6 +153,12 @@ public final class Pods {
             markStopped(name);
             return exit;
         } catch (RpcException e) {
+            // the monitor ends with qemu: a connection that closed once qemu is gone is a completed stop
+            awaitQemuGone(pod);
+            if (e.code() == io.jrunc.vminit.protocol.ttrpc.Code.UNAVAILABLE && !running(pod)) {
+                markStopped(name);
+                return -1;
+            }
             throw new VmException("pod " + name + ": stop failed: " + e.getMessage(), e);
         } finally {
             awaitQemuGone(pod);

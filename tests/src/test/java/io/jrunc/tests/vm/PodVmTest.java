@@ -235,7 +235,12 @@ class PodVmTest {
         assertFalse(ProcessHandle.of(qemuPid).map(ProcessHandle::isAlive).orElse(false), "qemu exited");
         ProcessHandle.of(monitorPid).ifPresent(h -> h.onExit().join());
         Path podDir = root.resolve("pods").resolve(POD);
-        assertTrue(Files.readString(podDir.resolve("monitor.log")).contains("qemu exited 0"), "qemu exited 0 by itself");
+        // qemu powered off by itself (no QMP quit). Its status is known to the monitor that launched it
+        // (0); after the monitor was replaced in the case before, qemu is no monitor's child and the log
+        // says its status is unknown.
+        String log = Files.readString(podDir.resolve("monitor.log"));
+        assertFalse(log.contains("QMP quit"), log);
+        assertTrue(log.contains("qemu exited 0") || log.contains("qemu exited (not this monitor's child"), log);
         for (String gone : List.of("monitor.sock", "qmp.sock", "agent.sock")) {
             assertFalse(Files.exists(podDir.resolve(gone)), gone + " removed");
         }

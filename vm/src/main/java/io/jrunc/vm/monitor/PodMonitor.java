@@ -66,6 +66,8 @@ public final class PodMonitor implements AutoCloseable {
     private final OutputLogs logs;
     private final TtrpcServer server;
     private final ServerSocketChannel listener;
+    /** Shutdown calls not yet answered: the monitor waits for them before it closes the socket. */
+    private final java.util.concurrent.atomic.AtomicInteger shutdowns = new java.util.concurrent.atomic.AtomicInteger();
 
     private PodMonitor(StateRoot root, PodRecord pod, PodVm vm, AgentClient agent) throws IOException {
         this.root = root;
@@ -192,24 +194,34 @@ public final class PodMonitor implements AutoCloseable {
             return RemoveContainerResponse.getDefaultInstance();
         });
         d.register(MonitorMethods.SHUTDOWN, (ctx, q) -> {
-            Duration timeout = Duration.ofNanos(q.getTimeoutNanos() > 0 ? q.getTimeoutNanos() : Duration.ofSeconds(60).toNanos());
+            shutdowns.incrementAndGet();
             try {
-                agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder().setGraceNanos(q.getGraceNanos()).build(), timeout);
-            } catch (RpcException e) {
-                LOG.log(System.Logger.Level.WARNING, "the agent's Shutdown failed (" + e.getMessage() + "): quitting qemu");
+                return shutdown(q);
+            } finally {
+                shutdowns.decrementAndGet();
             }
-            Integer exit = vm.awaitExit(timeout);
-            if (exit == null) {
-                try {
-                    vm.quit();
-                } catch (IOException e) {
-                    LOG.log(System.Logger.Level.WARNING, "QMP quit: " + e.getMessage());
-                }
-                exit = vm.awaitExit(Duration.ofSeconds(10));
-            }
-            return ShutdownResponse.newBuilder().setQemuExit(exit == null ? -1 : exit).build();
         });
         return d;
+    }
+
+    private ShutdownResponse shutdown(io.jrunc.vm.monitor.pb.ShutdownRequest q) throws InterruptedException {
+        Duration timeout = Duration.ofNanos(q.getTimeoutNanos() > 0 ? q.getTimeoutNanos() : Duration.ofSeconds(60).toNanos());
+        try {
+            agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder().setGraceNanos(q.getGraceNanos()).build(), timeout);
+        } catch (RpcException e) {
+            LOG.log(System.Logger.Level.WARNING, "the agent's Shutdown failed (" + e.getMessage() + "): waiting for qemu, then QMP quit");
+        }
+        Integer exit = vm.awaitExit(timeout);
+        if (exit == null) {
+            System.err.println("monitor: qemu did not power off within " + timeout.toSeconds() + " s: QMP quit");
+            try {
+                vm.quit();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "QMP quit: " + e.getMessage());
+            }
+            exit = vm.awaitExit(Duration.ofSeconds(10));
+        }
+        return ShutdownResponse.newBuilder().setQemuExit(exit == null ? -1 : exit).build();
     }
 
     private <Q extends Message, R extends Message> void passThrough(Dispatcher d, Method<Q, R> m) {
@@ -230,6 +242,11 @@ public final class PodMonitor implements AutoCloseable {
         do {
             exit = vm.awaitExit(Duration.ofHours(1));
         } while (exit == null);
+        // a Shutdown call is answered before the socket closes (its caller waits for that answer)
+        for (int i = 0; i < 50 && shutdowns.get() > 0; i++) {
+            Thread.sleep(100);
+        }
+        Thread.sleep(200);
         return exit;
     }
 
@@ -298,7 +315,7 @@ public final class PodMonitor implements AutoCloseable {
             }
             System.err.println("monitor: pod " + podName + " ready");
             int exit = monitor.awaitVm();
-            System.err.println("monitor: qemu exited " + exit);
+            System.err.println("monitor: qemu exited " + (exit >= 0 ? Integer.toString(exit) : "(not this monitor's child: status unknown)"));
             monitor.close();
             Files.deleteIfExists(dir.resolve("qmp.sock"));
             Files.deleteIfExists(dir.resolve("agent.sock"));

@@ -72,9 +72,10 @@ public final class QemuCommand {
                 "-chardev", "socket,id=ctl,path=" + podDir.resolve("agent.sock") + ",server=on,wait=off",
                 "-device", "virtserialport,bus=vser0.0,chardev=ctl,name=" + AGENT_PORT,
                 "-qmp", "unix:" + podDir.resolve("qmp.sock") + ",server=on,wait=off"));
-        if (kvm) {
-            cmd.addAll(List.of("-cpu", "host"));
-        }
+        // Under TCG the CPU model the agent's class data and AOT cache were trained in: a cache holding
+        // code for features the emulated CPU lacks dies with SIGILL (shared/reference/vm.md). The agent
+        // side trains and boots with -cpu max.
+        cmd.addAll(List.of("-cpu", kvm ? "host" : "max"));
         return cmd;
     }
 }

@@ -21,10 +21,17 @@ import java.util.Optional;
 public record VmImage(Path kernel, Path initrd, String digest, String cmdline) {
     public static final String KERNEL = "vmlinuz";
     /** Uncompressed first (fastest to unpack under emulation: shared/reference/vm.md), then lz4. */
-    public static final List<String> INITRDS = List.of("initramfs.cpio", "initramfs.cpio.lz4", "initrd.img");
+    public static final List<String> INITRDS = List.of("initramfs.cpio", "initrd.cpio", "initramfs.cpio.lz4", "initrd.cpio.lz4", "initrd.img");
     public static final String DIGEST = "image.digest";
     public static final String CMDLINE = "kernel.cmdline";
     public static final String UNKNOWN_DIGEST = "unknown";
+    /**
+     * What the guest agent's image boots with today (its java is /init's runtime, found through
+     * LD_LIBRARY_PATH before /proc exists, its arguments read from an @argfile: shared/reference/vm.md),
+     * used when the image carries no {@value #CMDLINE} file. The image build should write that file so
+     * that this constant can go.
+     */
+    public static final String DEFAULT_AGENT_CMDLINE = "quiet init=/init oops=panic LD_LIBRARY_PATH=/jre/lib -- @/jrunc/args";
 
     /** The directories searched, in order, when no --kernel is given. */
     public static List<Path> searchPath() {
@@ -80,7 +87,7 @@ public record VmImage(Path kernel, Path initrd, String digest, String cmdline) {
     }
 
     static VmImage at(Path kernel, Path initrd) {
-        return new VmImage(kernel, initrd, digestBeside(kernel), read(kernel.resolveSibling(CMDLINE)).orElse(""));
+        return new VmImage(kernel, initrd, digestBeside(kernel), read(kernel.resolveSibling(CMDLINE)).orElse(DEFAULT_AGENT_CMDLINE));
     }
 
     /** The digest file beside the image, or {@value #UNKNOWN_DIGEST}. */

@@ -137,6 +137,7 @@ class QmpClientTest {
         String line = String.join(" ", cmd);
         assertTrue(line.contains("-machine pc,accel=tcg"), line);
         assertTrue(line.contains("-smp 2"), line);
+        assertTrue(line.contains("-cpu max"), "TCG runs the CPU model the agent's caches were trained in: " + line);
         assertEquals(256 + (QemuCommand.AGENT_OVERHEAD_BYTES >> 20), QemuCommand.vmMemoryMiB(256L << 20));
         assertTrue(line.contains("-m " + QemuCommand.vmMemoryMiB(256L << 20) + "M"), line);
         assertTrue(line.contains("-chardev socket,id=ctl,path=/run/jrunc-vm/pods/p/agent.sock,server=on,wait=off"), line);
@@ -144,6 +145,7 @@ class QmpClientTest {
         assertTrue(line.contains("-qmp unix:/run/jrunc-vm/pods/p/qmp.sock,server=on,wait=off"), line);
         assertTrue(line.contains("-serial file:/run/jrunc-vm/pods/p/console.log"), line);
         assertTrue(line.contains("-append console=ttyS0 panic=-1 init=/init"), line);
-        assertTrue(String.join(" ", QemuCommand.build(image, 1, 1 << 30, Path.of("/p"), true)).contains("accel=kvm"));
+        String kvm = String.join(" ", QemuCommand.build(image, 1, 1 << 30, Path.of("/p"), true));
+        assertTrue(kvm.contains("accel=kvm") && kvm.contains("-cpu host"), kvm);
     }
 }
