@@ -9,11 +9,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,21 +32,15 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PodVmTest {
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final Path BIN = Path.of(System.getProperty("jrunc.binary", "../build/bin/jrunc")).toAbsolutePath().normalize()
-            .resolveSibling("jrunc-vm");
+    static final ObjectMapper JSON = JruncVm.JSON;
+    static final Path BIN = JruncVm.BIN;
     static final Path IMAGE = BIN.getParent().resolveSibling("vm-image");
     static final String POD = "e2e-pod";
 
     static Path work;
     static Path root;
     static Path bundle;
-
-    record Result(int code, String out, String err) {
-        String all() {
-            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
-        }
-    }
+    static JruncVm vm;
 
     @BeforeAll
     static void setUp() throws IOException {
@@ -62,7 +54,8 @@ class PodVmTest {
         }
         assumeTrue(skip == null, skip);
         work = Files.createTempDirectory("jrunc-vm-e2e");
-        root = work.resolve("root");
+        vm = new JruncVm(work);
+        root = vm.root();
         bundle = busyboxBundle(work.resolve("bundle"));
     }
 
@@ -106,39 +99,20 @@ class PodVmTest {
         return dir;
     }
 
-    static Result jrunc(String... args) throws IOException, InterruptedException {
-        return jrunc(null, Map.of(), args);
+    static JruncVm.Result jrunc(String... args) throws IOException, InterruptedException {
+        return vm.run(args);
     }
 
-    static Result jrunc(String stdin, Map<String, String> env, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--root", root.toString()));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().putAll(env);
-        Path out = Files.createTempFile(work, "out", ".txt");
-        Path err = Files.createTempFile(work, "err", ".txt");
-        pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-        if (stdin == null) {
-            pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        }
-        Process p = pb.start();
-        if (stdin != null) {
-            try (var in = p.getOutputStream()) {
-                in.write(stdin.getBytes(StandardCharsets.UTF_8));
-            }
-        }
-        assertTrue(p.waitFor(5, TimeUnit.MINUTES), "jrunc-vm " + String.join(" ", args) + " did not finish");
-        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    static JruncVm.Result jrunc(String stdin, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return vm.run(stdin, env, args);
     }
 
-    static Result ok(String... args) throws Exception {
-        Result r = jrunc(args);
-        assertEquals(0, r.code(), "jrunc-vm " + String.join(" ", args) + "\n" + r.all());
-        return r;
+    static JruncVm.Result ok(String... args) throws Exception {
+        return vm.ok(args);
     }
 
     static JsonNode json(String... args) throws Exception {
-        return JSON.readTree(ok(args).out());
+        return vm.json(args);
     }
 
     static long virtioDisks() throws Exception {
@@ -158,20 +132,20 @@ class PodVmTest {
         assertEquals("podhost", ok("exec", "a", "hostname").out().strip());
         assertEquals("podhost", ok("exec", "b", "hostname").out().strip());
 
-        Result status = jrunc("exec", "a", "sh", "-c", "echo out; echo err >&2; exit 7");
+        JruncVm.Result status = jrunc("exec", "a", "sh", "-c", "echo out; echo err >&2; exit 7");
         assertEquals(7, status.code(), status.all());
         assertEquals("out\n", status.out());
         assertEquals("err\n", status.err());
 
-        Result echo = jrunc("ping\npong\n", Map.of(), "exec", "-i", "a", "cat");
+        JruncVm.Result echo = jrunc("ping\npong\n", Map.of(), "exec", "-i", "a", "cat");
         assertEquals(0, echo.code(), echo.all());
         assertEquals("ping\npong\n", echo.out());
 
-        Result size = jrunc(null, Map.of("LINES", "33", "COLUMNS", "99"), "exec", "-t", "a", "stty", "size");
+        JruncVm.Result size = jrunc(null, Map.of("LINES", "33", "COLUMNS", "99"), "exec", "-t", "a", "stty", "size");
         assertEquals(0, size.code(), size.all());
         assertEquals("33 99", size.out().strip());
 
-        Result missing = jrunc("exec", "a", "/bin/no-such-program");
+        JruncVm.Result missing = jrunc("exec", "a", "/bin/no-such-program");
         assertEquals(127, missing.code(), missing.all());
     }
 
@@ -218,7 +192,7 @@ class PodVmTest {
     @Order(4)
     void stopKeepsTheNameAndRmFreesIt() throws Exception {
         ok("stop", "-t", "1", "b");
-        Result taken = jrunc("create", "--pod", POD, "--name", "b", bundle.toString());
+        JruncVm.Result taken = jrunc("create", "--pod", POD, "--name", "b", bundle.toString());
         assertEquals(125, taken.code(), taken.all());
         assertTrue(taken.err().contains("\"b\""), taken.err());
         ok("rm", "b");
