@@ -82,12 +82,10 @@ public final class Containers {
             if (named != null) {
                 pod = pods.require(named.name());
             } else {
-                pod = new PodRecord(Names.random("anon-"), true, 1, io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY, name,
-                        List.of(), List.of(), java.util.Map.of(), null, null, System.currentTimeMillis(), 0, 0, null);
-                if (spec.memoryBytes() > 0) {
-                    pod = new PodRecord(pod.name(), true, Math.max(1, (int) Math.ceil(spec.cpus())), spec.memoryBytes(),
-                            pod.hostname(), pod.dns(), pod.addHosts(), pod.sysctls(), null, null, pod.createdAt(), 0, 0, null);
-                }
+                // an anonymous pod is sized for its one container: its --memory and --cpus when given
+                pod = new PodRecord(Names.random("anon-"), true, spec.cpus() > 0 ? (int) Math.ceil(spec.cpus()) : 1,
+                        spec.memoryBytes() > 0 ? spec.memoryBytes() : io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY,
+                        name, List.of(), List.of(), java.util.Map.of(), null, null, System.currentTimeMillis(), 0, 0, null);
                 root.write(pod);
             }
             record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), Names.serial(), spec.args(),
@@ -141,7 +139,7 @@ public final class Containers {
 
     private void undoCreate(PodRecord pod, String name) {
         try {
-            StateRoot.removeTree(root.containerDir(pod.name(), name));
+            root.removeContainer(pod.name(), name);
             if (pod.anonymous()) {
                 pods.remove(pod.name(), true);
             }
@@ -220,7 +218,7 @@ public final class Containers {
             }
         }
         try (AutoCloseable ignored = root.lock()) {
-            StateRoot.removeTree(root.containerDir(pod.name(), name));
+            root.removeContainer(pod.name(), name);
         } catch (VmException e) {
             throw e;
         } catch (Exception e) {

@@ -67,6 +67,9 @@ public final class MonitorLink {
             if (client != null) {
                 return client;
             }
+            if (started != null && !started.isAlive() && started.exitValue() == 0 && monitorAlive(root, pod)) {
+                started = null; // it found another monitor starting (a concurrent call): wait for that one
+            }
             if (started != null && !started.isAlive()) {
                 throw new VmException("pod " + pod + ": its monitor exited " + started.exitValue() + ": "
                         + lastLine(root.podDir(pod).resolve("monitor.log")));

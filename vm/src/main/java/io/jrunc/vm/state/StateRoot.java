@@ -164,6 +164,18 @@ public final class StateRoot {
         }
     }
 
+    /** Removes a container's directory, and the pod's containers/ directory when it was the last. */
+    public void removeContainer(String pod, String container) throws VmException {
+        removeTree(containerDir(pod, container));
+        try {
+            Files.deleteIfExists(podDir(pod).resolve("containers"));
+        } catch (java.nio.file.DirectoryNotEmptyException e) {
+            // other containers remain
+        } catch (IOException e) {
+            throw new VmException("cannot remove " + podDir(pod).resolve("containers") + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Removes a directory tree; absent is fine. */
     public static void removeTree(Path dir) throws VmException {
         try {

@@ -149,6 +149,26 @@ class BadInputTest {
     }
 
     @Test
+    void aCreateThatFailsLateLeavesNothingEither() throws IOException {
+        // An image that exists (so the early checks pass) and a monitor that cannot start: the container's
+        // image file, its directory, and the anonymous pod made for it must all go again.
+        Path kernel = Files.writeString(tmp.resolve("vmlinuz"), "not a kernel");
+        Path initrd = Files.writeString(tmp.resolve("initramfs.cpio"), "not an initramfs");
+        assertEquals(0, run("pod", "create", "--name", "p4", "--kernel", kernel.toString(), "--initrd", initrd.toString()).code());
+        Set<String> before = stateFiles();
+        Result named = run("create", "--pod", "p4", "--name", "c4", bundle.toString());
+        assertEquals(125, named.code(), named.err());
+        assertTrue(named.err().contains("monitor") && named.err().contains("p4"), named.err());
+        assertTrue(monitorStarted, "this create got as far as starting the VM");
+        assertEquals(before, stateFiles(), "the container's directory and image are gone");
+        try (Stream<Path> s = Files.walk(tmp)) {
+            assertTrue(s.noneMatch(p -> p.getFileName().toString().endsWith(".img")), "no image file left");
+        }
+        assertEquals(0, run("pod", "rm", "p4").code());
+        assertEquals(Set.of("pods"), stateFiles());
+    }
+
+    @Test
     void helpOnEveryCommand() {
         for (String[] cmd : new String[][] {{}, {"pod"}, {"pod", "create"}, {"pod", "start"}, {"pod", "stop"}, {"pod", "rm"},
                 {"pod", "inspect"}, {"pod", "ls"}, {"pod", "prune"}, {"create"}, {"start"}, {"stop"}, {"kill"}, {"rm"},
