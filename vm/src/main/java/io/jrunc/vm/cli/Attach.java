@@ -37,17 +37,43 @@ final class Attach {
     private Attach() {
     }
 
-    static int container(Containers containers, ContainerRecord c, boolean stdin) throws VmException, InterruptedException {
+    static int container(Containers containers, ContainerRecord c, boolean stdin, boolean tty) throws VmException, InterruptedException {
         ProcessRef ref = ProcessRef.newBuilder().setContainerId(c.name()).build();
         Follower out = new Follower(containers.logFile(c, "stdout"), Main.Output.out);
         Follower err = new Follower(containers.logFile(c, "stderr"), Main.Output.err);
         Thread to = Thread.ofVirtual().start(out);
         Thread te = Thread.ofVirtual().start(err);
         try (AgentClient monitor = containers.pods().connectRunning(containers.pods().require(c.pod()))) {
+            HostTerminal raw = null;
+            Thread resizer = null;
+            if (tty) {
+                consoleSize().ifPresent(size -> {
+                    try {
+                        monitor.call(AgentMethods.Processes.RESIZE_TERMINAL, io.jrunc.vminit.protocol.pb.v1.ResizeTerminalRequest
+                                .newBuilder().setProcess(ref).setSize(size).build(), Duration.ofSeconds(10));
+                    } catch (RpcException e) {
+                        // a process that already ended; Wait reports it
+                    }
+                });
+                raw = stdin ? HostTerminal.raw(0).orElse(null) : null;
+                if (HostTerminal.isTerminal(0)) {
+                    resizer = Thread.ofVirtual().start(() -> followSize(monitor, ref));
+                }
+            }
             if (stdin) {
                 pumpStdin(monitor, ref, System.in);
             }
-            int code = containers.await(c.name());
+            int code;
+            try {
+                code = containers.await(c.name());
+            } finally {
+                if (resizer != null) {
+                    resizer.interrupt();
+                }
+                if (raw != null) {
+                    raw.close();
+                }
+            }
             out.finish();
             err.finish();
             to.join();
@@ -67,6 +93,7 @@ final class Attach {
             if (tty) {
                 consoleSize().ifPresent(spec::setConsoleSize);
             }
+            HostTerminal raw = tty && stdin ? HostTerminal.raw(0).orElse(null) : null;
             try {
                 monitor.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId(c.name())
                         .setExecId(execId).setProcess(spec).build(), Duration.ofSeconds(60));
@@ -78,12 +105,20 @@ final class Attach {
             if (stdin) {
                 pumpStdin(monitor, ref, System.in);
             }
+            Thread resizer = tty && HostTerminal.isTerminal(0) ? Thread.ofVirtual().start(() -> followSize(monitor, ref)) : null;
             int code;
             try {
                 code = monitor.call(AgentMethods.Processes.WAIT, WaitRequest.newBuilder().setProcess(ref).build(), FOREVER)
                         .getStatus().getCode();
             } catch (RpcException e) {
                 throw ContainersErrors.of("exec " + c.name(), e);
+            } finally {
+                if (resizer != null) {
+                    resizer.interrupt();
+                }
+                if (raw != null) {
+                    raw.close();
+                }
             }
             to.join(Duration.ofSeconds(10));
             te.join(Duration.ofSeconds(10));
@@ -92,17 +127,43 @@ final class Attach {
     }
 
     /**
-     * The terminal's size for a -t process: LINES and COLUMNS when the caller sets them (as shells and
-     * script(1) do). Reading the size of the CLI's own terminal (TIOCGWINSZ) and forwarding SIGWINCH as
-     * ResizeTerminal calls is not done yet.
+     * The terminal's size for a -t process: the CLI's own terminal's (TIOCGWINSZ on stdin) when it has
+     * one, else LINES and COLUMNS when the caller sets them (as shells and script(1) do).
      */
     static java.util.Optional<io.jrunc.vminit.protocol.pb.v1.ConsoleSize> consoleSize() {
+        java.util.Optional<HostTerminal.Size> own = HostTerminal.size(0);
+        if (own.isPresent() && own.get().rows() > 0) {
+            return own.map(s -> io.jrunc.vminit.protocol.pb.v1.ConsoleSize.newBuilder().setRows(s.rows()).setColumns(s.columns()).build());
+        }
         try {
             int rows = Integer.parseInt(System.getenv().getOrDefault("LINES", ""));
             int cols = Integer.parseInt(System.getenv().getOrDefault("COLUMNS", ""));
             return java.util.Optional.of(io.jrunc.vminit.protocol.pb.v1.ConsoleSize.newBuilder().setRows(rows).setColumns(cols).build());
         } catch (NumberFormatException e) {
             return java.util.Optional.empty();
+        }
+    }
+
+    /**
+     * Sends ResizeTerminal when the CLI's terminal changes size. Polled every 200 ms rather than on
+     * SIGWINCH: the JDK's signal API for it is unsupported (sun.misc.Signal), and a poll costs nothing
+     * noticeable in a CLI that waits anyway.
+     */
+    private static void followSize(AgentClient monitor, ProcessRef ref) {
+        java.util.Optional<HostTerminal.Size> last = HostTerminal.size(0);
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                Thread.sleep(200);
+                java.util.Optional<HostTerminal.Size> now = HostTerminal.size(0);
+                if (now.isPresent() && !now.equals(last)) {
+                    last = now;
+                    monitor.call(AgentMethods.Processes.RESIZE_TERMINAL, io.jrunc.vminit.protocol.pb.v1.ResizeTerminalRequest.newBuilder()
+                            .setProcess(ref).setSize(io.jrunc.vminit.protocol.pb.v1.ConsoleSize.newBuilder()
+                                    .setRows(now.get().rows()).setColumns(now.get().columns())).build(), Duration.ofSeconds(10));
+                }
+            }
+        } catch (InterruptedException | RpcException e) {
+            // the process ended, or it has no terminal after all
         }
     }
 

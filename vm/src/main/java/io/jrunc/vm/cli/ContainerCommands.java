@@ -81,7 +81,7 @@ final class ContainerCommands {
             int code;
             try {
                 containers.start(c.name());
-                code = Attach.container(containers, c, interactive);
+                code = Attach.container(containers, c, interactive, tty);
             } finally {
                 if (rm) {
                     containers.remove(c.name(), true);
