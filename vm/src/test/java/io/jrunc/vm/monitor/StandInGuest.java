@@ -43,6 +43,12 @@ final class StandInGuest implements AutoCloseable {
     final List<CreateContainerRequest> created = new CopyOnWriteArrayList<>();
     final List<String> removed = new CopyOnWriteArrayList<>();
     private final AtomicBoolean helloSent = new AtomicBoolean();
+    final List<String> execs = new CopyOnWriteArrayList<>();
+    final List<String> signals = new CopyOnWriteArrayList<>();
+    final StringBuffer stdin = new StringBuffer();
+    final AtomicBoolean stdinClosed = new AtomicBoolean();
+    final List<String> resizes = new CopyOnWriteArrayList<>();
+    private final java.util.Set<String> outputSent = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Pipe toGuest = Pipe.open();
     private final Pipe fromGuest = Pipe.open();
     private final ServerSocketChannel listener;
@@ -85,7 +91,43 @@ final class StandInGuest implements AutoCloseable {
                     removed.add(q.getId());
                     return RemoveContainerResponse.getDefaultInstance();
                 })
+                .register(AgentMethods.Processes.EXEC, (ctx, q) -> {
+                    if (q.getProcess().getArgs(0).equals("/bin/no-such")) {
+                        throw new RpcException(Code.NOT_FOUND, "exec: \"/bin/no-such\": executable file not found in $PATH");
+                    }
+                    execs.add(q.getExecId() + ":" + String.join(" ", q.getProcess().getArgsList())
+                            + (q.getProcess().getTerminal() ? " tty=" + q.getProcess().getConsoleSize().getRows() + "x"
+                            + q.getProcess().getConsoleSize().getColumns() : ""));
+                    return io.jrunc.vminit.protocol.pb.v1.ExecResponse.newBuilder().setPid(99).build();
+                })
+                .register(AgentMethods.Processes.WAIT, (ctx, q) -> io.jrunc.vminit.protocol.pb.v1.WaitResponse.newBuilder()
+                        .setStatus(io.jrunc.vminit.protocol.pb.v1.ExitStatus.newBuilder()
+                                .setCode(q.getProcess().getExecId().isEmpty() ? 0 : 7)).build())
+                .register(AgentMethods.Processes.WRITE_STDIN, (ctx, q) -> {
+                    stdin.append(q.getData().toStringUtf8());
+                    return io.jrunc.vminit.protocol.pb.v1.WriteStdinResponse.newBuilder().setWritten(q.getData().size()).build();
+                })
+                .register(AgentMethods.Processes.CLOSE_STDIN, (ctx, q) -> {
+                    stdinClosed.set(true);
+                    return io.jrunc.vminit.protocol.pb.v1.CloseStdinResponse.getDefaultInstance();
+                })
+                .register(AgentMethods.Processes.SIGNAL, (ctx, q) -> {
+                    signals.add(q.getProcess().getContainerId() + ":" + q.getSignal());
+                    return io.jrunc.vminit.protocol.pb.v1.SignalResponse.getDefaultInstance();
+                })
+                .register(AgentMethods.Containers.STOP, (ctx, q) -> io.jrunc.vminit.protocol.pb.v1.StopContainerResponse.newBuilder()
+                        .setStatus(io.jrunc.vminit.protocol.pb.v1.ExitStatus.newBuilder().setCode(143).setSignal(15)).build())
                 .register(AgentMethods.Processes.READ_OUTPUT, (ctx, q) -> {
+                    String exec = q.getProcess().getExecId();
+                    if (!exec.isEmpty()) {
+                        // an exec says "out" on stdout and "err" on stderr, once each
+                        String key = exec + "/" + q.getStream();
+                        if (outputSent.add(key)) {
+                            return ReadOutputResponse.newBuilder().setData(com.google.protobuf.ByteString.copyFromUtf8(
+                                    q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT ? "out\n" : "err\n")).build();
+                        }
+                        return ReadOutputResponse.newBuilder().setEof(true).build();
+                    }
                     // c1's stdout says hello once; everything else is at end of file
                     if (q.getProcess().getContainerId().equals("c1") && q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT
                             && helloSent.compareAndSet(false, true)) {
