@@ -42,6 +42,7 @@ final class StandInGuest implements AutoCloseable {
     final List<ConfigurePodRequest> configured = new CopyOnWriteArrayList<>();
     final List<CreateContainerRequest> created = new CopyOnWriteArrayList<>();
     final List<String> removed = new CopyOnWriteArrayList<>();
+    final List<String> started = new CopyOnWriteArrayList<>();
     private final AtomicBoolean helloSent = new AtomicBoolean();
     final List<String> execs = new CopyOnWriteArrayList<>();
     final List<String> signals = new CopyOnWriteArrayList<>();
@@ -87,6 +88,10 @@ final class StandInGuest implements AutoCloseable {
                     created.add(q);
                     return CreateContainerResponse.newBuilder().setPid(42).build();
                 })
+                .register(AgentMethods.Containers.START, (ctx, q) -> {
+                    started.add(q.getId());
+                    return io.jrunc.vminit.protocol.pb.v1.StartContainerResponse.getDefaultInstance();
+                })
                 .register(AgentMethods.Containers.REMOVE, (ctx, q) -> {
                     removed.add(q.getId());
                     return RemoveContainerResponse.getDefaultInstance();
@@ -100,9 +105,16 @@ final class StandInGuest implements AutoCloseable {
                             + q.getProcess().getConsoleSize().getColumns() : ""));
                     return io.jrunc.vminit.protocol.pb.v1.ExecResponse.newBuilder().setPid(99).build();
                 })
-                .register(AgentMethods.Processes.WAIT, (ctx, q) -> io.jrunc.vminit.protocol.pb.v1.WaitResponse.newBuilder()
-                        .setStatus(io.jrunc.vminit.protocol.pb.v1.ExitStatus.newBuilder()
-                                .setCode(q.getProcess().getExecId().isEmpty() ? 0 : 7)).build())
+                .register(AgentMethods.Processes.WAIT, (ctx, q) -> {
+                    // an exec of cat ends, as cat does, when its stdin is closed
+                    boolean cat = execs.stream().anyMatch(e -> e.equals(q.getProcess().getExecId() + ":cat"));
+                    for (int i = 0; cat && !stdinClosed.get() && i < 100; i++) {
+                        Thread.sleep(50);
+                    }
+                    return io.jrunc.vminit.protocol.pb.v1.WaitResponse.newBuilder()
+                            .setStatus(io.jrunc.vminit.protocol.pb.v1.ExitStatus.newBuilder()
+                                    .setCode(q.getProcess().getExecId().isEmpty() ? 0 : 7)).build();
+                })
                 .register(AgentMethods.Processes.WRITE_STDIN, (ctx, q) -> {
                     stdin.append(q.getData().toStringUtf8());
                     return io.jrunc.vminit.protocol.pb.v1.WriteStdinResponse.newBuilder().setWritten(q.getData().size()).build();
@@ -128,10 +140,14 @@ final class StandInGuest implements AutoCloseable {
                         }
                         return ReadOutputResponse.newBuilder().setEof(true).build();
                     }
-                    // c1's stdout says hello once; everything else is at end of file
-                    if (q.getProcess().getContainerId().equals("c1") && q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT
+                    // c1's stdout says hello once, another container's "hello from ID"; then end of file
+                    String id = q.getProcess().getContainerId();
+                    if (id.equals("c1") && q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT
                             && helloSent.compareAndSet(false, true)) {
                         return ReadOutputResponse.newBuilder().setData(com.google.protobuf.ByteString.copyFromUtf8("hello\n")).build();
+                    }
+                    if (!id.equals("c1") && q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT && outputSent.add(id)) {
+                        return ReadOutputResponse.newBuilder().setData(com.google.protobuf.ByteString.copyFromUtf8("hello from " + id + "\n")).build();
                     }
                     return ReadOutputResponse.newBuilder().setEof(true).build();
                 });
