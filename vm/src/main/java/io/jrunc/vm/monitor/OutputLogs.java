@@ -22,7 +22,7 @@ import java.util.function.Function;
  * directory), long-polling the agent's ReadOutput on a virtual thread per stream until end of file.
  * The files outlive the pod's VM (kept across `pod stop`) and go with the container. After a monitor
  * restart the copying resumes for every running container; what the dead monitor had read but not
- * written is lost.
+ * written is lost; a container that ended while no monitor ran still has its last output copied.
  */
 final class OutputLogs {
     private static final System.Logger LOG = System.getLogger(OutputLogs.class.getName());
@@ -75,7 +75,12 @@ final class OutputLogs {
                 if (r.getEof()) {
                     return;
                 }
+                if (r.getData().isEmpty()) {
+                    Thread.sleep(10); // a long poll that timed out: ask again, but never spin
+                }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (RpcException e) {
             // the container went (NOT_FOUND) or the agent's connection did (UNAVAILABLE): a new monitor resumes
             LOG.log(System.Logger.Level.DEBUG, "log copy of " + container + " ended: " + e.getMessage());

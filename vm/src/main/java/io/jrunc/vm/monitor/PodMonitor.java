@@ -103,7 +103,9 @@ public final class PodMonitor implements AutoCloseable {
             agent.call(AgentMethods.Pod.CONFIGURE, configure(pod));
             PodMonitor monitor = new PodMonitor(root, pod, vm, agent);
             for (ContainerInfo c : agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance()).getContainersList()) {
-                if (c.getState() == ContainerState.CONTAINER_STATE_RUNNING) {
+                // every started container: a running one's output goes on, a stopped one's rest is still buffered
+                if (c.getState() == ContainerState.CONTAINER_STATE_RUNNING
+                        || (c.getState() == ContainerState.CONTAINER_STATE_STOPPED && c.getStartedAtNanos() != 0)) {
                     monitor.logs.follow(agent, c.getId());
                 }
             }
