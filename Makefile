@@ -83,6 +83,9 @@ VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL
 render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAGS@|$(VM_JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
 	scripts/jrunc-vm.in > $(2) && chmod 755 $(2)
 
+# What jrunc-vm reads beside its kernel (io.jrunc.vm.qemu.VmImage).
+VM_IMAGE_FILES := vmlinuz initramfs.cpio initrd.cpio initramfs.cpio.lz4 initrd.cpio.lz4 initrd.img image.digest kernel.cmdline
+
 launcher-vm:
 	@rm -rf $(BUILD)/lib-vm && mkdir -p $(BUILD)/bin $(BUILD)/lib-vm
 	@$(MVN) -q -Dmaven.test.skip=true -pl vm -am package dependency:copy-dependencies \
@@ -154,8 +157,10 @@ install: build
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.jar
 	install -m 644 $(BUILD)/lib-vm/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-vm/
 	$(call render-vm-launcher,$(PREFIX)/lib/jrunc-vm,$(DESTDIR)$(PREFIX)/bin/jrunc-vm)
-	@if [ -d $(BUILD)/vm-image ]; then install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
-	  install -m 644 $(BUILD)/vm-image/* $(DESTDIR)$(PREFIX)/share/jrunc-vm/; \
+	@# only the files jrunc-vm reads (docs/vm.md, "The image"), not whatever else the image build keeps there
+	@if [ -f $(BUILD)/vm-image/vmlinuz ]; then install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
+	  for f in $(VM_IMAGE_FILES); do [ ! -f $(BUILD)/vm-image/$$f ] || \
+	    install -m 644 $(BUILD)/vm-image/$$f $(DESTDIR)$(PREFIX)/share/jrunc-vm/$$f || exit 1; done; \
 	else echo "no $(BUILD)/vm-image: run make vm-image for jrunc-vm's VM image"; fi
 	@# A cache is valid only for the jar paths it was trained with: train again at the new place.
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.aot
