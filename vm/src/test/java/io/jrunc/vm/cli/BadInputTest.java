@@ -169,6 +169,36 @@ class BadInputTest {
     }
 
     @Test
+    void podRulesThatNeedNoVm() throws Exception {
+        StateRoot state = new StateRoot(root);
+        assertEquals(0, run("pod", "create", "--name", "named").code());
+        state.write(new io.jrunc.vm.state.PodRecord("anon-1", true, 1, 1 << 29, "h", List.of(), List.of(), java.util.Map.of(),
+                null, null, 0, 0, 0, null));
+        state.write(new ContainerRecord("kept", "named", bundle.toString(), "jr01", List.of(), 0, "stopped", 0));
+
+        // a pod with a container is refused without -f, naming it
+        Result refusedRm = run("pod", "rm", "named");
+        assertEquals(125, refusedRm.code());
+        assertTrue(refusedRm.err().contains("\"named\"") && refusedRm.err().contains("-f"), refusedRm.err());
+        assertTrue(state.container("kept").isPresent());
+
+        // prune takes anonymous pods only, unless --all
+        Result prune = run("pod", "prune");
+        assertEquals("anon-1\n", prune.out(), prune.err());
+        assertTrue(state.pod("named").isPresent());
+        assertTrue(state.pod("anon-1").isEmpty());
+
+        // a stopped container keeps its name; rm frees it
+        refused("kept", "create", "--pod", "named", "--name", "kept", bundle.toString());
+        assertEquals(0, run("rm", "kept").code());
+        assertTrue(state.container("kept").isEmpty());
+
+        assertEquals("named\n", run("pod", "prune", "--all").out());
+        assertEquals(Set.of("pods"), stateFiles());
+        assertFalse(monitorStarted);
+    }
+
+    @Test
     void helpOnEveryCommand() {
         for (String[] cmd : new String[][] {{}, {"pod"}, {"pod", "create"}, {"pod", "start"}, {"pod", "stop"}, {"pod", "rm"},
                 {"pod", "inspect"}, {"pod", "ls"}, {"pod", "prune"}, {"create"}, {"start"}, {"stop"}, {"kill"}, {"rm"},
