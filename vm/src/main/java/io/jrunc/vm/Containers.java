@@ -60,6 +60,7 @@ public final class Containers {
         return root.container(name).orElseThrow(() -> new VmException("container \"" + name + "\" does not exist"));
     }
 
+    @SuppressWarnings("try") // the resource is a lock held for the block
     public ContainerRecord create(Spec spec) throws VmException {
         String name = spec.name() == null ? Names.random("c-") : Names.require(spec.name(), "container name");
         if (spec.cpus() < 0) {
@@ -70,7 +71,7 @@ public final class Containers {
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
                 named == null ? null : named.hostname()));
         if (spec.terminal()) {
-            ((ObjectNode) config.with("process")).put("terminal", true);
+            config.withObjectProperty("process").put("terminal", true);
         }
 
         PodRecord pod;
@@ -203,6 +204,7 @@ public final class Containers {
     }
 
     /** Removes the container (its disk unplugged, its state and logs gone); an anonymous pod goes with it. */
+    @SuppressWarnings("try") // the resource is a lock held for the block
     public void remove(String name, boolean force) throws VmException {
         ContainerRecord c = require(name);
         PodRecord pod = pods.require(c.pod());

@@ -53,6 +53,7 @@ public final class Pods {
     }
 
     /** Validates everything first; writes the pod's state only when all of it is good. */
+    @SuppressWarnings("try") // the resource is a lock held for the block
     public PodRecord create(Spec spec, boolean anonymous) throws VmException {
         String name = spec.name() == null ? Names.random("pod-") : Names.require(spec.name(), "pod name");
         if (spec.cpus() < 0) {
@@ -184,6 +185,7 @@ public final class Pods {
     }
 
     /** Removes a pod: refused while it has containers unless force, which takes them. */
+    @SuppressWarnings("try") // the resource is a lock held for the block
     public void remove(String name, boolean force) throws VmException {
         PodRecord pod = require(name);
         List<ContainerRecord> members = root.containers(name);

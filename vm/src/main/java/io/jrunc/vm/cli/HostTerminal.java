@@ -23,6 +23,7 @@ final class HostTerminal implements AutoCloseable {
 
     private static final Linker LINKER = Linker.nativeLinker();
 
+    @SuppressWarnings("restricted") // native access is this module's declared need (Enable-Native-Access)
     private static MethodHandle handle(String name, FunctionDescriptor fd, Linker.Option... options) {
         return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), fd, options);
     }

@@ -80,6 +80,7 @@ final class PodCommand implements Runnable {
         @Parameters(paramLabel = "NAME")
         String name;
 
+        @SuppressWarnings("try") // the connection is held open for the pod to start
         @Override
         public Integer call() throws VmException {
             try (AgentClient ignored = pods().start(name)) {

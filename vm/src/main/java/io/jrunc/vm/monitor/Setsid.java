@@ -14,6 +14,7 @@ final class Setsid {
     private Setsid() {
     }
 
+    @SuppressWarnings("restricted") // native access is this module's declared need (Enable-Native-Access)
     static int call() {
         Linker linker = Linker.nativeLinker();
         var setsid = linker.downcallHandle(linker.defaultLookup().find("setsid").orElseThrow(),

@@ -49,6 +49,7 @@ public final class QemuCommand {
         return (bytes + (1 << 20) - 1) >> 20;
     }
 
+    @SuppressWarnings("try") // opening /dev/kvm is the test
     public static boolean kvmAvailable() {
         try (FileChannel ignored = FileChannel.open(Path.of("/dev/kvm"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             return true;

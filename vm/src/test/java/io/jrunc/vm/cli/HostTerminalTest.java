@@ -23,6 +23,7 @@ class HostTerminalTest {
     static final int ICANON = 0x2;
     static final int ECHO = 0x8;
 
+    @SuppressWarnings("restricted")
     static MethodHandle h(String name, FunctionDescriptor fd, Linker.Option... o) {
         return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), fd, o);
     }
