@@ -25,7 +25,7 @@ E2E_NORECOMMENDS := docker.io
 VM_PACKAGES := qemu-system-x86 cpio busybox-static
 VM_DIR := $(BUILD)/vm
 
-.PHONY: all check-jdk deps build launcher launcher-vm aot-cache test test-vm vm-run demo install bench bench-startup clean bindings
+.PHONY: all check-jdk deps build launcher launcher-vm one-jar aot-cache test test-vm vm-run demo install bench bench-startup clean bindings
 
 all: build
 
@@ -71,11 +71,27 @@ launcher:
 	@rm -rf $(BUILD)/lib && mkdir -p $(BUILD)/bin $(BUILD)/lib
 	@$(MVN) -q -Dmaven.test.skip=true -pl runtime -am package dependency:copy-dependencies \
 	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib
-	@cp runtime/target/jrunc-runtime-*.jar $(BUILD)/lib/jrunc.jar
+	@$(MAKE) --no-print-directory one-jar
 	@$(call render-launcher,$(abspath $(BUILD))/lib,$(BUILD)/bin/jrunc)
 	@$(MAKE) --no-print-directory launcher-vm
 	@$(MAKE) --no-print-directory aot-cache
 	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)$$(ls $(BUILD)/lib/*.aot >/dev/null 2>&1 && echo " and AOT caches")"
+
+# jrunc's own modules as one jar, build/lib/jrunc.jar, with the third-party jars beside it: a JVM opens
+# each jar of its class path when it first needs a class or resource from it, which on a cold JVM cost
+# a create about 1-3.5 ms of CPU per jar (the seccomp module's on every create with a profile;
+# docs/PERFORMANCE.md). The modules stay separate in the source and in Maven; only the launcher's class
+# path is one jar.
+one-jar:
+	@rm -rf $(BUILD)/one-jar && mkdir -p $(BUILD)/one-jar
+	@for j in $(BUILD)/lib/jrunc-*.jar runtime/target/jrunc-runtime-*.jar; do \
+	  (cd $(BUILD)/one-jar && $(JAVA_HOME)/bin/jar -xf $(abspath .)/$$j) || exit 1; done
+	@rm -rf $(BUILD)/one-jar/META-INF
+	@{ echo "Main-Class: io.jrunc.cli.Main"; echo "Enable-Native-Access: ALL-UNNAMED"; \
+	  echo "Class-Path: $$(cd $(BUILD)/lib && ls jackson-*.jar | tr '\n' ' ')"; } > $(BUILD)/one-jar.mf
+	@rm -f $(BUILD)/lib/jrunc-*.jar
+	@$(JAVA_HOME)/bin/jar --create --file $(BUILD)/lib/jrunc.jar --manifest $(BUILD)/one-jar.mf -C $(BUILD)/one-jar .
+	@rm -rf $(BUILD)/one-jar $(BUILD)/one-jar.mf
 
 # jrunc-vm (docs/vm.md): its jars in build/lib-vm (apart from jrunc's, which the AOT caches are trained
 # on), build/bin/jrunc-vm beside build/bin/jrunc. It finds build/vm-image/ (`make vm-image`) by itself.
