@@ -25,7 +25,7 @@ E2E_NORECOMMENDS := docker.io
 VM_PACKAGES := qemu-system-x86 cpio busybox-static
 VM_DIR := $(BUILD)/vm
 
-.PHONY: all check-jdk deps build launcher aot-cache test test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
+.PHONY: all check-jdk deps build launcher launcher-vm one-jar aot-cache test test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
 
 all: build
 
@@ -71,10 +71,44 @@ launcher:
 	@rm -rf $(BUILD)/lib && mkdir -p $(BUILD)/bin $(BUILD)/lib
 	@$(MVN) -q -Dmaven.test.skip=true -pl runtime -am package dependency:copy-dependencies \
 	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib
-	@cp runtime/target/jrunc-runtime-*.jar $(BUILD)/lib/jrunc.jar
+	@$(MAKE) --no-print-directory one-jar
 	@$(call render-launcher,$(abspath $(BUILD))/lib,$(BUILD)/bin/jrunc)
+	@$(MAKE) --no-print-directory launcher-vm
 	@$(MAKE) --no-print-directory aot-cache
 	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)$$(ls $(BUILD)/lib/*.aot >/dev/null 2>&1 && echo " and AOT caches")"
+
+# jrunc's own modules as one jar, build/lib/jrunc.jar, with the third-party jars beside it: a JVM opens
+# each jar of its class path when it first needs a class or resource from it, which on a cold JVM cost
+# a create about 1-3.5 ms of CPU per jar (the seccomp module's on every create with a profile;
+# docs/PERFORMANCE.md). The modules stay separate in the source and in Maven; only the launcher's class
+# path is one jar.
+one-jar:
+	@rm -rf $(BUILD)/one-jar && mkdir -p $(BUILD)/one-jar
+	@for j in $(BUILD)/lib/jrunc-*.jar runtime/target/jrunc-runtime-*.jar; do \
+	  (cd $(BUILD)/one-jar && $(JAVA_HOME)/bin/jar -xf $(abspath .)/$$j) || exit 1; done
+	@rm -rf $(BUILD)/one-jar/META-INF
+	@{ echo "Main-Class: io.jrunc.cli.Main"; echo "Enable-Native-Access: ALL-UNNAMED"; \
+	  echo "Class-Path: $$(cd $(BUILD)/lib && ls jackson-*.jar | tr '\n' ' ')"; } > $(BUILD)/one-jar.mf
+	@rm -f $(BUILD)/lib/jrunc-*.jar
+	@$(JAVA_HOME)/bin/jar --create --file $(BUILD)/lib/jrunc.jar --manifest $(BUILD)/one-jar.mf -C $(BUILD)/one-jar .
+	@rm -rf $(BUILD)/one-jar $(BUILD)/one-jar.mf
+
+# jrunc-vm (docs/vm.md): its jars in build/lib-vm (apart from jrunc's, which the AOT caches are trained
+# on), build/bin/jrunc-vm beside build/bin/jrunc. It finds build/vm-image/ (`make vm-image`) by itself.
+VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData
+render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAGS@|$(VM_JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
+	scripts/jrunc-vm.in > $(2) && chmod 755 $(2)
+
+# What jrunc-vm reads beside its kernel (io.jrunc.vm.qemu.VmImage).
+VM_IMAGE_FILES := vmlinuz initramfs.cpio initrd.cpio initramfs.cpio.lz4 initrd.cpio.lz4 initrd.img image.digest kernel.cmdline
+
+launcher-vm:
+	@rm -rf $(BUILD)/lib-vm && mkdir -p $(BUILD)/bin $(BUILD)/lib-vm
+	@$(MVN) -q -Dmaven.test.skip=true -pl vm -am package dependency:copy-dependencies \
+	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib-vm
+	@cp vm/target/jrunc-vm-*.jar $(BUILD)/lib-vm/jrunc-vm.jar
+	@$(call render-vm-launcher,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
+	@echo "built $(BUILD)/bin/jrunc-vm"
 
 # The AOT cache needs root (training runs real containers) and busybox-static; without them the
 # launcher simply runs without it.
@@ -145,21 +179,27 @@ bench-startup: build
 	$(call apt-ensure,$(TEST_PACKAGES))
 	@scripts/bench-startup.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(BUILD)/lib $(BENCH_STARTUP_N)
 
-# Jars to $(PREFIX)/lib/jrunc, the launcher to $(PREFIX)/bin/jrunc pointing at them.
+# Jars to $(PREFIX)/lib/jrunc, the launcher to $(PREFIX)/bin/jrunc pointing at them; jrunc-vm's to
+# $(PREFIX)/lib/jrunc-vm and $(PREFIX)/bin/jrunc-vm, and the VM image (when built) to $(PREFIX)/share/jrunc-vm,
+# where jrunc-vm looks for it.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/jrunc $(DESTDIR)$(PREFIX)/bin
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.jar
 	install -m 644 $(BUILD)/lib/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc/
 	$(call render-launcher,$(PREFIX)/lib/jrunc,$(DESTDIR)$(PREFIX)/bin/jrunc)
+	install -d $(DESTDIR)$(PREFIX)/lib/jrunc-vm
+	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.jar
+	install -m 644 $(BUILD)/lib-vm/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-vm/
+	$(call render-vm-launcher,$(PREFIX)/lib/jrunc-vm,$(DESTDIR)$(PREFIX)/bin/jrunc-vm)
+	@# only the files jrunc-vm reads (docs/vm.md, "The image"), not whatever else the image build keeps there
+	@if [ -f $(BUILD)/vm-image/vmlinuz ]; then install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
+	  for f in $(VM_IMAGE_FILES); do [ ! -f $(BUILD)/vm-image/$$f ] || \
+	    install -m 644 $(BUILD)/vm-image/$$f $(DESTDIR)$(PREFIX)/share/jrunc-vm/$$f || exit 1; done; \
+	else echo "no $(BUILD)/vm-image: run make vm-image for jrunc-vm's VM image"; fi
 	@# A cache is valid only for the jar paths it was trained with: train again at the new place.
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.aot
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ -x /bin/busybox ]; then \
 	  scripts/aot-train.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(PREFIX)/lib/jrunc $(abspath $(BUILD))/aot-install; fi
-	@# The pod VM image, when `make vm-image` built one: where jrunc-vm looks for it.
-	@if [ -f $(VM_IMAGE)/image.digest ]; then \
-	  install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
-	  install -m 644 $(VM_IMAGE)/vmlinuz $(VM_IMAGE)/initrd.cpio $(VM_IMAGE)/kernel.cmdline $(VM_IMAGE)/image.digest \
-	    $(DESTDIR)$(PREFIX)/share/jrunc-vm/ && echo "installed the VM image in $(PREFIX)/share/jrunc-vm"; fi
 
 clean:
 	$(MVN) -q clean || true

@@ -67,7 +67,7 @@ public final class ContainerCreator {
     public static Container create(Path root, CreateOptions options, boolean systemdCgroup, Spec spec) {
         Path bundle = options.bundle().toAbsolutePath().normalize();
         refuseUnsupported(spec, systemdCgroup);
-        FilterCompilation filter = ContainerSeccomp.startCompile(spec);
+        FilterCompilation filter = ContainerSeccomp.startCompile(spec, root);
         boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
         if (terminal && options.consoleSocket() == null && options.consoleFd() < 0) {
             throw new ContainerException("cannot allocate tty if runc will detach without setting console socket");

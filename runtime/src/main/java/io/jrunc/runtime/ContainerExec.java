@@ -45,7 +45,7 @@ public final class ContainerExec {
         // own processes, while it still shares this JVM's address space: make that non-dumpable first.
         io.jrunc.bindings.Prctl.setDumpable(false);
         // runc applies the container's profile to every exec'd process.
-        CompiledFilter filter = ContainerSeccomp.compile(container.config());
+        CompiledFilter filter = ContainerSeccomp.compile(container.config(), container.stateDirectory().getParent());
         Path fifo = container.stateDirectory().resolve("exec-" + UUID.randomUUID() + ".fifo");
         int gateFd = -1;
         int consoleFd = -1;

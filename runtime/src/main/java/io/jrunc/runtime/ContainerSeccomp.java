@@ -29,9 +29,10 @@ final class ContainerSeccomp {
 
     /**
      * The compile started on a thread of its own (init.FilterCompilation says why), or null when the
-     * config has no linux.seccomp.
+     * config has no linux.seccomp. {@code root}: the state root, whose cache of compiled programs is
+     * used ({@link SeccompCache}); null for none.
      */
-    static FilterCompilation startCompile(Spec spec) {
+    static FilterCompilation startCompile(Spec spec, Path root) {
         LinuxSeccomp seccomp = spec.linux() == null ? null : spec.linux().seccomp();
         if (seccomp == null) {
             return null;
@@ -42,19 +43,29 @@ final class ContainerSeccomp {
                 notify |= "SCMP_ACT_NOTIFY".equals(rule.action());
             }
         }
-        return FilterCompilation.start(() -> compile(spec), notify);
+        return FilterCompilation.start(() -> compile(spec, root), notify);
     }
 
-    /** The compiled filter, or null when the config has none. */
-    static CompiledFilter compile(Spec spec) {
+    /** The compiled filter (from the cache in {@code root} when it has it), or null when the config has none. */
+    static CompiledFilter compile(Spec spec, Path root) {
         LinuxSeccomp seccomp = spec.linux() == null ? null : spec.linux().seccomp();
         if (seccomp == null) {
             return null;
         }
         try {
-            CompiledFilter filter = SeccompCompiler.compile(seccomp, Arch.nativeArch());
+            SeccompCache cache = root == null ? null : new SeccompCache(root);
+            byte[] key = cache == null ? null : SeccompCache.key(seccomp, Arch.nativeArch());
+            SeccompCache.Entry entry = cache == null ? null : cache.load(key);
+            if (entry == null) {
+                entry = new SeccompCache.Entry(SeccompCompiler.compile(seccomp, Arch.nativeArch()),
+                        io.jrunc.seccomp.SyscallNames.unknown(seccomp));
+                if (cache != null) {
+                    cache.store(key, entry);
+                }
+            }
+            CompiledFilter filter = entry.filter();
             if (Log.isDebug()) {
-                for (String name : io.jrunc.seccomp.SyscallNames.unknown(seccomp)) {
+                for (String name : entry.unknownNames()) {
                     Log.debug("unknown seccomp syscall \"" + name + "\" ignored"); // runc's words
                 }
             }

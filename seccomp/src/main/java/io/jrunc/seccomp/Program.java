@@ -24,6 +24,19 @@ public record Program(List<Instruction> instructions) {
         return instructions.get(i);
     }
 
+    /** The program {@link #toBytes} wrote; a length that is not a whole number of instructions is refused. */
+    public static Program fromBytes(byte[] bytes) {
+        if (bytes.length % 8 != 0) {
+            throw new IllegalArgumentException("a seccomp program is 8 bytes an instruction, not " + bytes.length);
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
+        List<Instruction> instructions = new java.util.ArrayList<>(bytes.length / 8);
+        while (in.hasRemaining()) {
+            instructions.add(new Instruction(in.getShort() & 0xffff, in.get() & 0xff, in.get() & 0xff, in.getInt()));
+        }
+        return new Program(instructions);
+    }
+
     /** The program as an array of {@code struct sock_filter} in native (little-endian) byte order. */
     public byte[] toBytes() {
         ByteBuffer out = ByteBuffer.allocate(instructions.size() * 8).order(ByteOrder.nativeOrder());

@@ -9,13 +9,13 @@ import java.nio.charset.StandardCharsets;
  * filter's x86 section without a 32-bit toolchain (the project has no C and no assembler). The machine
  * code is listed instruction by instruction below.
  */
-final class I386 {
+public final class I386 {
     private I386() {}
 
     private static final int BASE = 0x08048000, HEADERS = 52 + 32;
 
     /** {@code mkdir(path, 0755)} with the i386 syscall number (39), then {@code exit(errno)} (1): exit 0 on success. */
-    static byte[] mkdirProgram(String path) {
+    public static byte[] mkdirProgram(String path) {
         byte[] name = (path + "\0").getBytes(StandardCharsets.US_ASCII);
         int codeSize = 5 + 5 + 5 + 2 + 2 + 2 + 5 + 2;
         int pathAddress = BASE + HEADERS + codeSize;

@@ -90,6 +90,9 @@ public final class Sandbox implements AutoCloseable {
         try (Stream<Path> entries = Files.isDirectory(jrunc.root()) ? Files.list(jrunc.root()) : Stream.empty()) {
             for (Path p : entries.toList()) {
                 String name = p.getFileName().toString();
+                if (name.equals("@cache")) {
+                    continue; // compiled seccomp programs (SeccompCache), kept by design: no container's
+                }
                 ids.add(name);
                 Result r = jrunc.run("delete", "--force", name);
                 if (r.exitCode() != 0) {

@@ -10,9 +10,11 @@ import java.util.function.Supplier;
  * the spawning thread needs the program only when it builds the child's chain ({@link ProcessSpawn}).
  * A compile error surfaces there, and create undoes what it made, as for any other failure.
  *
- * <p>The same thread first opens the seccomp module's jar (~3 ms), which the spawning thread needs open
- * before it leaves the host's root ({@link SpawnThread#openSeccompJar}); the spawning thread therefore
- * waits for this compilation ({@link #get}) before anything else.
+ * <p>The same thread first makes sure the seccomp module's classes can be loaded, which the spawning
+ * thread needs before it leaves the host's root ({@link SpawnThread#openSeccompJar}: with the modules'
+ * separate jars that opens the seccomp jar, ~3 ms; the launcher's one jar is open already); the
+ * spawning thread therefore waits for this compilation ({@link #get}) before anything else. The
+ * compile itself is mostly a read of the state root's cache (ContainerSeccomp, SeccompCache).
  */
 public final class FilterCompilation {
     /**

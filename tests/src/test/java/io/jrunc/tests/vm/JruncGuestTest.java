@@ -130,4 +130,41 @@ class JruncGuestTest {
         }
         assertEquals(List.copyOf(new java.util.LinkedHashSet<>(wanted)), List.copyOf(seen), run.output());
     }
+
+    /**
+     * A 32-bit syscall (int 0x80, i386 numbers) is decided by the profile's x86 section (issue 7), here
+     * because the host's kernel makes no 32-bit syscall at all (SeccompTest skips there): mkdir denied
+     * with EACCES for x86 and EPERM for x86-64; without x86 in the filter, the 32-bit call is a foreign
+     * architecture and the process dies of SIGSYS (the shell reports 128+31). The program is the static
+     * i386 ELF that io.jrunc.tests.I386 writes byte by byte.
+     */
+    @Test
+    void a32BitSyscallIsDecidedByTheX86Rules() throws Exception {
+        String script = "/mkdir32; echo \"i386 $?\"; mkdir /x64; echo \"x86-64 $?\"";
+        Path dir = bundle(script, "{}");
+        Files.write(dir.resolve("rootfs/mkdir32"), io.jrunc.tests.I386.mkdirProgram("/x32"));
+        Files.setPosixFilePermissions(dir.resolve("rootfs/mkdir32"),
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.createDirectories(dir.resolve("rootfs/bin"));
+        Files.createSymbolicLink(dir.resolve("rootfs/bin/mkdir"), Path.of("busybox"));
+        withSeccomp(dir, List.of("SCMP_ARCH_X86_64", "SCMP_ARCH_X86"));
+        Run both = jrunc(dir, "run", "--no-pivot", "i386");
+        assertEquals(0, both.exit(), both.output());
+        assertTrue(both.output().contains("i386 13\n") && both.output().contains("x86-64 1\n"), both.output());
+        withSeccomp(dir, List.of("SCMP_ARCH_X86_64"));
+        Run foreign = jrunc(dir, "run", "--no-pivot", "i386-bad");
+        assertTrue(foreign.output().contains("i386 159\n"), foreign.output());
+    }
+
+    /** linux.seccomp: everything allowed but mkdir, refused with EACCES (13), for these architectures. */
+    private static void withSeccomp(Path dir, List<String> architectures) throws IOException {
+        ObjectNode config = (ObjectNode) JSON.readTree(dir.resolve("config.json").toFile());
+        ObjectNode seccomp = ((ObjectNode) config.get("linux")).putObject("seccomp");
+        seccomp.put("defaultAction", "SCMP_ACT_ALLOW");
+        seccomp.set("architectures", JSON.valueToTree(architectures));
+        ObjectNode rule = seccomp.putArray("syscalls").addObject();
+        rule.set("names", JSON.valueToTree(List.of("mkdir", "mkdirat")));
+        rule.put("action", "SCMP_ACT_ERRNO").put("errnoRet", 13);
+        JSON.writeValue(dir.resolve("config.json").toFile(), config);
+    }
 }

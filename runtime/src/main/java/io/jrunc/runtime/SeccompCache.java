@@ -1,0 +1,269 @@
+package io.jrunc.runtime;
+
+import io.jrunc.seccomp.Arch;
+import io.jrunc.seccomp.CompiledFilter;
+import io.jrunc.seccomp.Program;
+import io.jrunc.spec.LinuxSeccomp;
+import io.jrunc.spec.LinuxSeccompArg;
+import io.jrunc.spec.LinuxSyscall;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Compiled seccomp programs kept in the state root, {@code ROOT/@cache/seccomp}, so that a profile is
+ * compiled once, not at every create: podman, containerd and Docker send the same default profile
+ * with every container, and its compile is the largest cost a profile adds to a create on a cold JVM
+ * (docs/seccomp.md, docs/PERFORMANCE.md). crun keeps such a cache in its state root too
+ * ({@code .cache/seccomp}).
+ *
+ * <p>An entry holds the whole canonical form of what it was compiled from (the profile, the native
+ * architecture and the identity of this build's jars) and is used only when that form equals the
+ * profile's byte for byte: the file name is a 64-bit hash of it, so a collision is only a miss, never
+ * another profile's program. It is trusted as the state directories are: the root is root's, 0700.
+ * '@' is not in a container ID's character set, so no container can take the directory's name, and
+ * {@code list} shows only directories with a state.json. A cache that cannot be read or written is
+ * skipped: the profile is compiled as without it, and create never fails for it. At most
+ * {@value #MAX_ENTRIES} entries: a new one past that clears the others.
+ */
+final class SeccompCache {
+    static final String DIRECTORY = "@cache/seccomp";
+    static final int MAX_ENTRIES = 64;
+    private static final int MAGIC = 0x6a725343; // "jrSC", then the format version
+    private static final int VERSION = 1;
+
+    private final Path dir;
+
+    SeccompCache(Path root) {
+        this.dir = root.resolve(DIRECTORY);
+    }
+
+    /** A compiled filter and the names of the profile that no table knows (logged at debug, as runc does). */
+    record Entry(CompiledFilter filter, List<String> unknownNames) {}
+
+    /** What an entry is compiled from, in a canonical byte form; equal bytes, equal programs. */
+    static byte[] key(LinuxSeccomp seccomp, Arch arch) {
+        Canonical out = new Canonical();
+        out.string(buildIdentity());
+        out.string(arch.specName());
+        out.string(seccomp.defaultAction());
+        out.integer(seccomp.defaultErrnoRet());
+        out.strings(seccomp.architectures());
+        out.strings(seccomp.flags());
+        out.string(seccomp.listenerPath());
+        out.string(seccomp.listenerMetadata());
+        List<LinuxSyscall> rules = seccomp.syscalls();
+        out.count(rules);
+        if (rules != null) {
+            for (LinuxSyscall rule : rules) {
+                out.strings(rule.names());
+                out.string(rule.action());
+                out.integer(rule.errnoRet());
+                out.count(rule.args());
+                if (rule.args() != null) {
+                    for (LinuxSeccompArg arg : rule.args()) {
+                        out.integer(arg.index());
+                        out.longValue(arg.value());
+                        out.longValue(arg.valueTwo());
+                        out.string(arg.op());
+                    }
+                }
+            }
+        }
+        return out.bytes();
+    }
+
+    /** The entry for {@code key}, or null when there is none or it does not hold exactly that key. */
+    Entry load(byte[] key) {
+        Path file = dir.resolve(fileName(key));
+        byte[] data;
+        try {
+            data = Files.readAllBytes(file);
+        } catch (IOException e) {
+            return null;
+        }
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(data))) {
+            if (in.readInt() != MAGIC || in.readInt() != VERSION) {
+                return null;
+            }
+            byte[] stored = new byte[in.readInt()];
+            in.readFully(stored);
+            if (!Arrays.equals(stored, key)) {
+                return null;
+            }
+            int flags = in.readInt();
+            boolean usesNotify = in.readBoolean();
+            int unknown = in.readInt();
+            List<String> names = new ArrayList<>(unknown);
+            for (int i = 0; i < unknown; i++) {
+                names.add(in.readUTF());
+            }
+            byte[] program = new byte[in.readInt()];
+            in.readFully(program);
+            if (in.available() != 0) {
+                return null;
+            }
+            if (Log.isDebug()) {
+                Log.debug("seccomp: profile's program from " + file);
+            }
+            return new Entry(new CompiledFilter(Program.fromBytes(program), flags, usesNotify), List.copyOf(names));
+        } catch (IOException | RuntimeException e) {
+            return null; // a torn or foreign file: compiled again and replaced
+        }
+    }
+
+    /** Keeps {@code entry} under {@code key}; written whole to a temporary file and renamed into place. */
+    void store(byte[] key, Entry entry) {
+        if (Log.isDebug()) {
+            Log.debug("seccomp: profile compiled, kept in " + dir.resolve(fileName(key)));
+        }
+        try {
+            Files.createDirectories(dir.getParent().getParent()); // the root, as create makes it
+            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            trim();
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (DataOutputStream out = new DataOutputStream(bytes)) {
+                out.writeInt(MAGIC);
+                out.writeInt(VERSION);
+                out.writeInt(key.length);
+                out.write(key);
+                out.writeInt(entry.filter().flags());
+                out.writeBoolean(entry.filter().usesNotify());
+                out.writeInt(entry.unknownNames().size());
+                for (String name : entry.unknownNames()) {
+                    out.writeUTF(name);
+                }
+                byte[] program = entry.filter().program().toBytes();
+                out.writeInt(program.length);
+                out.write(program);
+            }
+            Path temporary = Files.createTempFile(dir, ".entry-", ".tmp");
+            try {
+                Files.write(temporary, bytes.toByteArray());
+                Files.move(temporary, dir.resolve(fileName(key)), StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
+            } finally {
+                Files.deleteIfExists(temporary);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            if (Log.isDebug()) {
+                Log.debug("seccomp cache: " + dir + ": " + e.getMessage() + " (not kept)");
+            }
+        }
+    }
+
+    /** Past {@value #MAX_ENTRIES} entries (profiles made per container, say), start over. */
+    private void trim() throws IOException {
+        List<Path> entries;
+        try (Stream<Path> list = Files.list(dir)) {
+            entries = list.toList();
+        }
+        if (entries.size() >= MAX_ENTRIES) {
+            for (Path p : entries) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** FNV-1a, 64 bits, as hex: a name, not a proof (load compares the whole key). */
+    static String fileName(byte[] key) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : key) {
+            h ^= b & 0xff;
+            h *= 0x100000001b3L;
+        }
+        String hex = Long.toHexString(h);
+        return "0".repeat(16 - hex.length()) + hex;
+    }
+
+    /**
+     * This build: each class path entry's path, size and modification time. A rebuilt jar, whose
+     * compiler may decide otherwise, never reads an older build's entries. (A cryptographic digest of
+     * the jars would cost a cold JVM its security providers' start-up on every create.)
+     */
+    private static String buildIdentity() {
+        StringBuilder id = new StringBuilder();
+        for (String entry : System.getProperty("java.class.path", "").split(java.io.File.pathSeparator)) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            try {
+                BasicFileAttributes a = Files.readAttributes(Path.of(entry), BasicFileAttributes.class);
+                id.append(entry).append('\0').append(a.size()).append('\0')
+                        .append(a.lastModifiedTime().toMillis()).append('\0');
+            } catch (IOException e) {
+                id.append(entry).append("\0?\0");
+            }
+        }
+        return id.toString();
+    }
+
+    /** Length-prefixed fields, with null told apart from empty, so that distinct profiles never encode alike. */
+    private static final class Canonical {
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(8192);
+        private final DataOutputStream out = new DataOutputStream(bytes);
+
+        void string(String s) {
+            try {
+                if (s == null) {
+                    out.writeInt(-1);
+                } else {
+                    byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                    out.writeInt(b.length);
+                    out.write(b);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        void strings(List<String> list) {
+            count(list);
+            if (list != null) {
+                list.forEach(this::string);
+            }
+        }
+
+        void count(List<?> list) {
+            writeInt(list == null ? -1 : list.size());
+        }
+
+        void integer(Integer v) {
+            writeInt(v == null ? 0 : 1);
+            writeInt(v == null ? 0 : v);
+        }
+
+        void longValue(Long v) {
+            writeInt(v == null ? 0 : 1);
+            try {
+                out.writeLong(v == null ? 0 : v);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        private void writeInt(int v) {
+            try {
+                out.writeInt(v);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        byte[] bytes() {
+            return bytes.toByteArray();
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.jrunc.tests.vm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** build/bin/jrunc-vm driven as a user does, with its own --root. */
+final class JruncVm {
+    static final ObjectMapper JSON = new ObjectMapper();
+    /** Beside build/bin/jrunc (system property jrunc.binary, set by `make test`). */
+    static final Path BIN = Path.of(System.getProperty("jrunc.binary", "../build/bin/jrunc")).toAbsolutePath().normalize()
+            .resolveSibling("jrunc-vm");
+
+    record Result(int code, String out, String err) {
+        String all() {
+            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
+        }
+    }
+
+    private final Path root;
+    private final Path work;
+
+    JruncVm(Path work) {
+        this.work = work;
+        this.root = work.resolve("root");
+    }
+
+    Path root() {
+        return root;
+    }
+
+    Result run(String... args) throws IOException, InterruptedException {
+        return run(null, Map.of(), args);
+    }
+
+    Result run(String stdin, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--root", root.toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
+        Path out = Files.createTempFile(work, "out", ".txt");
+        Path err = Files.createTempFile(work, "err", ".txt");
+        pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+        if (stdin == null) {
+            pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        }
+        Process p = pb.start();
+        if (stdin != null) {
+            try (var in = p.getOutputStream()) {
+                in.write(stdin.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        assertTrue(p.waitFor(5, TimeUnit.MINUTES), "jrunc-vm " + String.join(" ", args) + " did not finish");
+        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    Result ok(String... args) throws Exception {
+        Result r = run(args);
+        assertEquals(0, r.code(), "jrunc-vm " + String.join(" ", args) + "\n" + r.all());
+        return r;
+    }
+
+    JsonNode json(String... args) throws Exception {
+        return JSON.readTree(ok(args).out());
+    }
+}

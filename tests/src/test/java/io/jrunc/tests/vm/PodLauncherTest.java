@@ -1,0 +1,172 @@
+package io.jrunc.tests.vm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * jrunc-vm's launcher, QMP hot-plug and pod monitor against a real kernel under qemu, before the
+ * guest agent's image exists: the initramfs is busybox with a scripted stand-in agent as /init
+ * (resources vm/stand-in-agent.sh: it answers the sync preamble and canned ttRPC responses; no
+ * container runs). What is real: qemu's command line, the virtio-serial port named jrunc.agent and its
+ * one-client chardev, the protocol's sync over it, ACPI hot-plug and unplug of the container's disk,
+ * the monitor's detachment, its replacement after kill -9, and power-off through the agent. One boot,
+ * about 15-40 s under emulation.
+ *
+ * <p>Needs the Debian cloud kernel `make test-vm` unpacks into build/vm/kernel (or the directory
+ * named by $JRUNC_VM_KERNEL_DIR, a `dpkg-deb -x` of linux-image-*-cloud-amd64), busybox-static, cpio
+ * and qemu; skipped, saying which, without them.
+ */
+class PodLauncherTest {
+    static final List<String> MODULES = List.of("virtio_ring", "virtio", "virtio_pci_modern_dev",
+            "virtio_pci_legacy_dev", "virtio_pci", "virtio_console", "virtio_blk");
+
+    @TempDir
+    Path work;
+    JruncVm vm;
+
+    /** Whatever a failed case left running (qemu, its monitor) goes with the pod. */
+    @org.junit.jupiter.api.AfterEach
+    void removePods() throws Exception {
+        if (vm != null && Files.isDirectory(vm.root().resolve("pods/p1"))) {
+            vm.run("pod", "rm", "-f", "p1");
+        }
+    }
+
+    static Optional<Path> kernelDir() {
+        String env = System.getenv("JRUNC_VM_KERNEL_DIR");
+        Path dir = env != null ? Path.of(env) : JruncVm.BIN.getParent().resolveSibling("vm").resolve("kernel");
+        return Files.isDirectory(dir.resolve("boot")) ? Optional.of(dir) : Optional.empty();
+    }
+
+    static boolean onPath(String binary) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(d, binary))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The kernel and a busybox initramfs with the stand-in agent, as an image directory. */
+    Path image(Path kernelDir) throws Exception {
+        Path img = Files.createDirectories(work.resolve("img"));
+        Path ird = Files.createDirectories(work.resolve("initramfs"));
+        for (String d : List.of("bin", "mod", "dev", "proc", "sys", "tmp")) {
+            Files.createDirectories(ird.resolve(d));
+        }
+        Files.copy(Path.of("/bin/busybox"), ird.resolve("bin/busybox"));
+        for (String applet : List.of("sh", "mount", "insmod", "dd", "od", "printf", "cat", "grep", "poweroff", "sleep", "tr", "head")) {
+            Files.createSymbolicLink(ird.resolve("bin").resolve(applet), Path.of("busybox"));
+        }
+        try (Stream<Path> files = Files.walk(kernelDir.resolve("lib/modules"))) {
+            for (Path ko : files.filter(p -> MODULES.contains(p.getFileName().toString().replace(".ko", ""))).toList()) {
+                Files.copy(ko, ird.resolve("mod").resolve(ko.getFileName()));
+            }
+        }
+        try (InputStream init = PodLauncherTest.class.getResourceAsStream("/vm/stand-in-agent.sh")) {
+            Files.copy(init, ird.resolve("init"));
+        }
+        ird.resolve("init").toFile().setExecutable(true, false);
+        Process cpio = new ProcessBuilder("sh", "-c", "find . | cpio -o -H newc 2>/dev/null > " + img.resolve("initramfs.cpio"))
+                .directory(ird.toFile()).inheritIO().start();
+        assertEquals(0, cpio.waitFor());
+        try (Stream<Path> boot = Files.list(kernelDir.resolve("boot"))) {
+            Files.copy(boot.filter(p -> p.getFileName().toString().startsWith("vmlinuz-")).findFirst().orElseThrow(),
+                    img.resolve("vmlinuz"), StandardCopyOption.REPLACE_EXISTING);
+        }
+        Files.writeString(img.resolve("image.digest"), "sha256:stand-in-1\n");
+        // the kernel's own messages are wanted in the console (no "quiet"): they show the hot-plugged disk
+        Files.writeString(img.resolve("kernel.cmdline"), "init=/init\n");
+        return img;
+    }
+
+    @Test
+    void bootHotPlugReconnectAndPowerOff() throws Exception {
+        Optional<Path> kernel = kernelDir();
+        String skip = kernel.isEmpty() ? "no Debian cloud kernel in build/vm/kernel (`make test-vm` fetches it) or $JRUNC_VM_KERNEL_DIR"
+                : !Files.isExecutable(JruncVm.BIN) ? "no " + JruncVm.BIN + " (`make build`)"
+                : !Files.isExecutable(Path.of("/bin/busybox")) ? "busybox-static is not installed"
+                : !onPath("cpio") || !onPath("qemu-system-x86_64") ? "cpio or qemu-system-x86_64 is not installed"
+                : null;
+        if (skip != null) {
+            System.err.println("PodLauncherTest skipped: " + skip);
+        }
+        assumeTrue(skip == null, skip);
+        Path img = image(kernel.get());
+        Path bundle = PodVmTest.busyboxBundle(work.resolve("bundle"));
+        vm = new JruncVm(work);
+        Path podDir = vm.root().resolve("pods/p1");
+
+        vm.ok("pod", "create", "--name", "p1", "--memory", "128m", "--kernel", img.resolve("vmlinuz").toString(),
+                "--initrd", img.resolve("initramfs.cpio").toString());
+        // the first container boots the VM; its image is hot-plugged into the running guest
+        vm.ok("create", "--pod", "p1", "--name", "c1", bundle.toString());
+        JsonNode pod = vm.json("pod", "inspect", "p1");
+        assertEquals("running", pod.path("state").asText(), pod.toString());
+        assertEquals("running", pod.path("vmStatus").asText());
+        assertEquals("fake 1.0", pod.path("agent").asText());
+        assertEquals("sha256:stand-in-1", pod.path("bootedDigest").asText());
+        assertFalse(pod.path("imageNewer").asBoolean());
+        assertTrue(pod.path("vmMemoryMiB").asInt() > 128, "the VM has more than the pod's memory: " + pod);
+        // the guest logs the new disk when its hot-plug handler has run, which may follow Create's answer
+        String console = Files.readString(podDir.resolve("console.log"));
+        for (int i = 0; i < 100 && !console.matches("(?s).*virtio_blk virtio\\d+: \\[vda\\].*"); i++) {
+            Thread.sleep(200);
+            console = Files.readString(podDir.resolve("console.log"));
+        }
+        assertTrue(console.contains("Command line: console=ttyS0 panic=-1 init=/init"), "kernel.cmdline beside the image is used");
+        assertTrue(console.contains("fake-agent: port /dev/vport"), "the port named jrunc.agent was found in the guest");
+        assertTrue(console.contains("fake-agent: answered Configure"), "the monitor configured the pod");
+        assertTrue(console.contains("fake-agent: answered Create"));
+        assertTrue(console.matches("(?s).*virtio_blk virtio\\d+: \\[vda\\].*"), "the guest saw the hot-plugged disk");
+
+        // an installed image newer than the booted one is reported
+        Files.writeString(img.resolve("image.digest"), "sha256:stand-in-2\n");
+        pod = vm.json("pod", "inspect", "p1");
+        assertTrue(pod.path("imageNewer").asBoolean(), pod.toString());
+
+        // kill -9 the monitor: qemu stays, the next command starts a new monitor that takes it over
+        long monitorPid = pod.path("monitorPid").asLong();
+        long qemuPid = pod.path("qemuPid").asLong();
+        ProcessHandle monitor = ProcessHandle.of(monitorPid).orElseThrow();
+        monitor.destroyForcibly();
+        monitor.onExit().get(30, TimeUnit.SECONDS);
+        pod = vm.json("pod", "inspect", "p1");
+        assertEquals("running", pod.path("state").asText());
+        assertNotEquals(monitorPid, pod.path("monitorPid").asLong());
+        assertEquals(qemuPid, pod.path("qemuPid").asLong());
+        assertTrue(Files.readString(podDir.resolve("monitor.log")).contains("taking over qemu " + qemuPid));
+
+        // rm unplugs the disk (the guest releases it through ACPI) and frees the name
+        vm.ok("rm", "c1");
+        assertFalse(Files.exists(podDir.resolve("containers/c1")));
+
+        // pod stop: the agent powers the VM off; nothing but the pod's state is left
+        vm.ok("pod", "stop", "p1");
+        assertFalse(ProcessHandle.of(qemuPid).map(ProcessHandle::isAlive).orElse(false), "qemu exited");
+        String log = Files.readString(podDir.resolve("monitor.log"));
+        assertFalse(log.contains("QMP quit"), "qemu powered off by itself: " + log);
+        for (String gone : List.of("monitor.sock", "qmp.sock", "agent.sock")) {
+            assertFalse(Files.exists(podDir.resolve(gone)), gone);
+        }
+        assertEquals("stopped", vm.json("pod", "inspect", "p1").path("state").asText());
+        vm.ok("pod", "rm", "p1");
+        assertFalse(Files.exists(podDir));
+    }
+}

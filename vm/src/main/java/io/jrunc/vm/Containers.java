@@ -1,0 +1,307 @@
+package io.jrunc.vm;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
+import io.jrunc.vm.monitor.MonitorMethods;
+import io.jrunc.vm.monitor.pb.AddContainerRequest;
+import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
+import io.jrunc.vm.monitor.pb.StartContainerRequest;
+import io.jrunc.vm.spec.Bundle;
+import io.jrunc.vm.spec.RootfsImage;
+import io.jrunc.vm.spec.SpecBuilder;
+import io.jrunc.vm.state.ContainerRecord;
+import io.jrunc.vm.state.PodRecord;
+import io.jrunc.vm.state.StateRoot;
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.ContainerInfo;
+import io.jrunc.vminit.protocol.pb.v1.ContainerStatsRequest;
+import io.jrunc.vminit.protocol.pb.v1.ContainerStatsResponse;
+import io.jrunc.vminit.protocol.pb.v1.InspectContainerRequest;
+import io.jrunc.vminit.protocol.pb.v1.ProcessRef;
+import io.jrunc.vminit.protocol.pb.v1.SignalRequest;
+import io.jrunc.vminit.protocol.pb.v1.StopContainerRequest;
+import io.jrunc.vminit.protocol.pb.v1.WaitRequest;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Containers in pods: create (bundle -> spec builder -> ext4 image -> the pod's VM, booted if this is
+ * its first container), start, stop, kill, remove, list, inspect, stats. Names are unique across pods;
+ * a stopped container keeps its name until removed. A container that names no pod gets an anonymous
+ * pod, named before the container is made and removed with it. Whatever fails during create leaves
+ * nothing behind: no state directory, no image file, no anonymous pod, no VM it started.
+ */
+public final class Containers {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What `create` and `run` were asked for; sizes parsed. */
+    public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
+                       boolean terminal, boolean stdin) {
+    }
+
+    private final Pods pods;
+    private final StateRoot root;
+
+    public Containers(Pods pods) {
+        this.pods = pods;
+        this.root = pods.root();
+    }
+
+    public ContainerRecord require(String name) throws VmException {
+        return root.container(name).orElseThrow(() -> new VmException("container \"" + name + "\" does not exist"));
+    }
+
+    @SuppressWarnings("try") // the resource is a lock held for the block
+    public ContainerRecord create(Spec spec) throws VmException {
+        String name = spec.name() == null ? Names.random("c-") : Names.require(spec.name(), "container name");
+        if (spec.cpus() < 0) {
+            throw new VmException("invalid --cpus " + spec.cpus() + ": must be positive");
+        }
+        Bundle bundle = Bundle.load(spec.bundle());
+        PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
+        ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
+                named == null ? null : named.hostname()));
+        if (spec.terminal()) {
+            config.withObjectProperty("process").put("terminal", true);
+        }
+
+        PodRecord pod;
+        ContainerRecord record;
+        try (AutoCloseable ignored = root.lock()) {
+            root.container(name).ifPresent(c -> {
+                throw new NameTaken("the container name \"" + name + "\" is already in use (pod " + c.pod() + ")");
+            });
+            if (named != null) {
+                pod = pods.require(named.name());
+            } else {
+                // an anonymous pod is sized for its one container: its --memory and --cpus when given
+                pod = new PodRecord(Names.random("anon-"), true, spec.cpus() > 0 ? (int) Math.ceil(spec.cpus()) : 1,
+                        spec.memoryBytes() > 0 ? spec.memoryBytes() : io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY,
+                        name, List.of(), List.of(), java.util.Map.of(), null, null, System.currentTimeMillis(), 0, 0, null);
+                root.write(pod);
+            }
+            record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), Names.serial(), spec.args(),
+                    System.currentTimeMillis(), "creating", 0);
+            root.write(record);
+        } catch (NameTaken e) {
+            throw new VmException(e.getMessage());
+        } catch (VmException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new VmException("cannot create container " + name + ": " + e.getMessage(), e);
+        }
+        if (named == null) {
+            // the anonymous pod's hostname is the container's name
+            config.put("hostname", pod.hostname());
+        }
+
+        Path dir = root.containerDir(pod.name(), name);
+        try {
+            byte[] configBytes = SpecBuilder.toBytes(config);
+            Files.write(dir.resolve("config.json"), configBytes);
+            if (!pods.running(pod)) {
+                Pods.image(pod); // no VM image: say so before making an image file
+            }
+            Path image = dir.resolve("rootfs.img");
+            RootfsImage.make(bundle.rootfs(), image);
+            try (AgentClient monitor = pods.start(pod.name())) {
+                monitor.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId(name)
+                        .setOciConfig(ByteString.copyFrom(configBytes)).setImage(image.toString())
+                        .setSerial(record.serial()).build(), Duration.ofSeconds(120));
+            } catch (RpcException e) {
+                throw agentError("create " + name, e);
+            }
+            record = record.withState("created", 0);
+            root.write(record);
+            return record;
+        } catch (IOException | VmException | RuntimeException e) {
+            undoCreate(pod, name);
+            if (e instanceof VmException v) {
+                throw v;
+            }
+            throw new VmException("cannot create container " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static final class NameTaken extends RuntimeException {
+        NameTaken(String message) {
+            super(message);
+        }
+    }
+
+    private void undoCreate(PodRecord pod, String name) {
+        try {
+            root.removeContainer(pod.name(), name);
+            if (pod.anonymous()) {
+                pods.remove(pod.name(), true);
+            }
+        } catch (VmException ignored) {
+            // the original failure is what the user needs to see
+        }
+    }
+
+    /** Maps an agent's refusal to podman's codes: a command not found 127, not runnable 126. */
+    public static VmException agentErrorFor(String what, RpcException e) {
+        return agentError(what, e);
+    }
+
+    static VmException agentError(String what, RpcException e) {
+        String m = e.getMessage() == null ? "" : e.getMessage();
+        String lower = m.toLowerCase(Locale.ROOT);
+        int code = VmException.OWN_ERROR;
+        if (lower.contains("no such file") || lower.contains("not found in $path") || lower.contains("executable file not found")) {
+            code = VmException.NOT_FOUND;
+        } else if (lower.contains("permission denied") || lower.contains("exec format")) {
+            code = VmException.CANNOT_RUN;
+        }
+        return new VmException(code, what + ": " + m, e);
+    }
+
+    public void start(String name) throws VmException {
+        ContainerRecord c = require(name);
+        try (AgentClient monitor = pods.connectRunning(pods.require(c.pod()))) {
+            monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(name).build(), Duration.ofSeconds(60));
+            root.write(c.withState("running", 0));
+        } catch (RpcException e) {
+            throw agentError("start " + name, e);
+        }
+    }
+
+    public int stop(String name, Duration grace) throws VmException {
+        ContainerRecord c = require(name);
+        PodRecord pod = pods.require(c.pod());
+        if (!pods.running(pod)) {
+            root.write(c.withState("stopped", c.exitCode()));
+            return c.exitCode();
+        }
+        try (AgentClient monitor = pods.connectRunning(pod)) {
+            int code = monitor.call(AgentMethods.Containers.STOP, StopContainerRequest.newBuilder().setId(name)
+                    .setGraceNanos(grace.toNanos()).build(), grace.plusSeconds(60)).getStatus().getCode();
+            root.write(c.withState("stopped", code));
+            return code;
+        } catch (RpcException e) {
+            throw agentError("stop " + name, e);
+        }
+    }
+
+    public void kill(String name, int signal) throws VmException {
+        ContainerRecord c = require(name);
+        try (AgentClient monitor = pods.connectRunning(pods.require(c.pod()))) {
+            monitor.call(AgentMethods.Processes.SIGNAL, SignalRequest.newBuilder()
+                    .setProcess(ProcessRef.newBuilder().setContainerId(name)).setSignal(signal).build(), Duration.ofSeconds(30));
+        } catch (RpcException e) {
+            throw agentError("kill " + name, e);
+        }
+    }
+
+    /** Removes the container (its disk unplugged, its state and logs gone); an anonymous pod goes with it. */
+    @SuppressWarnings("try") // the resource is a lock held for the block
+    public void remove(String name, boolean force) throws VmException {
+        ContainerRecord c = require(name);
+        PodRecord pod = pods.require(c.pod());
+        if (pods.running(pod)) {
+            try (AgentClient monitor = pods.connectRunning(pod)) {
+                monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(name)
+                        .setForce(force).setSerial(c.serial()).build(), Duration.ofSeconds(90));
+            } catch (RpcException e) {
+                if (e.code() == Code.FAILED_PRECONDITION) {
+                    throw new VmException("container \"" + name + "\" is running: stop it first, or use rm -f", e);
+                }
+                throw agentError("rm " + name, e);
+            }
+        }
+        try (AutoCloseable ignored = root.lock()) {
+            root.removeContainer(pod.name(), name);
+        } catch (VmException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new VmException("cannot remove container " + name + ": " + e.getMessage(), e);
+        }
+        if (pod.anonymous()) {
+            pods.remove(pod.name(), true);
+        }
+    }
+
+    /** One container's view: the guest's when its pod runs (the guest is the source of truth), else the record's. */
+    public ObjectNode inspect(ContainerRecord c) throws VmException {
+        ObjectNode out = JSON.valueToTree(c);
+        out.remove("lastState");
+        PodRecord pod = pods.require(c.pod());
+        if (pods.running(pod)) {
+            try (AgentClient monitor = pods.connectRunning(pod)) {
+                ContainerInfo info = monitor.call(AgentMethods.Containers.INSPECT,
+                        InspectContainerRequest.newBuilder().setId(c.name()).build(), Duration.ofSeconds(30)).getContainer();
+                out.put("state", stateName(info));
+                out.put("pid", info.getPid());
+                if (info.hasExit()) {
+                    out.put("exitCode", info.getExit().getCode());
+                }
+            } catch (RpcException e) {
+                if (e.code() != Code.NOT_FOUND) {
+                    throw new VmException("container " + c.name() + ": status query failed: " + e.getMessage(), e);
+                }
+                out.put("state", "stopped");
+            }
+        } else {
+            out.put("state", "creating".equals(c.lastState()) ? "creating" : "stopped");
+        }
+        out.put("logs", root.containerDir(c.pod(), c.name()).toString());
+        return out;
+    }
+
+    static String stateName(ContainerInfo info) {
+        return switch (info.getState()) {
+            case CONTAINER_STATE_CREATED -> "created";
+            case CONTAINER_STATE_RUNNING -> "running";
+            case CONTAINER_STATE_STOPPED -> "stopped";
+            default -> "unknown";
+        };
+    }
+
+    public List<ObjectNode> list() throws VmException {
+        List<ObjectNode> out = new ArrayList<>();
+        for (ContainerRecord c : root.containers()) {
+            out.add(inspect(c));
+        }
+        return out;
+    }
+
+    public Path logFile(ContainerRecord c, String stream) {
+        return root.containerDir(c.pod(), c.name()).resolve(stream + ".log");
+    }
+
+    public ContainerStatsResponse stats(String name) throws VmException {
+        ContainerRecord c = require(name);
+        try (AgentClient monitor = pods.connectRunning(pods.require(c.pod()))) {
+            return monitor.call(AgentMethods.Containers.STATS, ContainerStatsRequest.newBuilder().setId(name).build(), Duration.ofSeconds(30));
+        } catch (RpcException e) {
+            throw agentError("stats " + name, e);
+        }
+    }
+
+    /** Waits for the container's process; its exit code (128+N for signal N). */
+    public int await(String name) throws VmException {
+        ContainerRecord c = require(name);
+        try (AgentClient monitor = pods.connectRunning(pods.require(c.pod()))) {
+            int code = monitor.call(AgentMethods.Processes.WAIT, WaitRequest.newBuilder()
+                    .setProcess(ProcessRef.newBuilder().setContainerId(name)).build(), Duration.ofDays(3650)).getStatus().getCode();
+            root.write(c.withState("stopped", code));
+            return code;
+        } catch (RpcException e) {
+            throw agentError("wait " + name, e);
+        }
+    }
+
+    public Pods pods() {
+        return pods;
+    }
+}

@@ -1,0 +1,37 @@
+package io.jrunc.vm;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.regex.Pattern;
+
+/** Pod and container names (they become directory names under the state root) and disk serials. */
+public final class Names {
+    /** podman's name rule; bounded so socket paths under the pod's directory stay under 108 bytes. */
+    private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}");
+    /** virtio-blk's serial is cut to 20 characters in the guest (shared/reference/vm.md). */
+    public static final int SERIAL_MAX = 20;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private Names() {
+    }
+
+    public static String require(String name, String what) throws VmException {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new VmException("invalid " + what + " \"" + name + "\": names are 1-63 characters of [a-zA-Z0-9_.-], starting with a letter or digit");
+        }
+        return name;
+    }
+
+    public static String random(String prefix) {
+        byte[] b = new byte[6];
+        RANDOM.nextBytes(b);
+        return prefix + HexFormat.of().formatHex(b);
+    }
+
+    /** A fresh disk serial: "jr" and 16 hex digits, 18 characters, within virtio-blk's 20. */
+    public static String serial() {
+        byte[] b = new byte[8];
+        RANDOM.nextBytes(b);
+        return "jr" + HexFormat.of().formatHex(b);
+    }
+}

@@ -1,0 +1,269 @@
+package io.jrunc.vm;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.vm.monitor.MonitorLink;
+import io.jrunc.vm.monitor.MonitorMethods;
+import io.jrunc.vm.monitor.PodMonitor;
+import io.jrunc.vm.monitor.pb.ShutdownRequest;
+import io.jrunc.vm.monitor.pb.StatusRequest;
+import io.jrunc.vm.monitor.pb.StatusResponse;
+import io.jrunc.vm.qemu.QemuCommand;
+import io.jrunc.vm.qemu.VmImage;
+import io.jrunc.vm.state.ContainerRecord;
+import io.jrunc.vm.state.PodRecord;
+import io.jrunc.vm.state.StateRoot;
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Pods: create, start, stop, remove, inspect, list, prune. A pod is a state directory until its VM
+ * starts (with `pod start` or its first container); its VM runs under its monitor; `pod stop` powers
+ * the VM off and keeps the state (containers' records and logs); `pod rm` removes it all.
+ */
+public final class Pods {
+    private static final Pattern SYSCTL = Pattern.compile("[a-zA-Z0-9_.\\-/]+=.*");
+    private static final Pattern ADD_HOST = Pattern.compile("[^:\\s]+:[0-9a-fA-F.:]+");
+
+    /** What `pod create` was asked for; sizes parsed, the rest still text to validate. */
+    public record Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
+                       List<String> addHosts, List<String> sysctls, Path kernel, Path initrd) {
+    }
+
+    private final StateRoot root;
+    private final MonitorLink link;
+
+    public Pods(StateRoot root, MonitorLink link) {
+        this.root = root;
+        this.link = link;
+    }
+
+    public StateRoot root() {
+        return root;
+    }
+
+    /** Validates everything first; writes the pod's state only when all of it is good. */
+    @SuppressWarnings("try") // the resource is a lock held for the block
+    public PodRecord create(Spec spec, boolean anonymous) throws VmException {
+        String name = spec.name() == null ? Names.random("pod-") : Names.require(spec.name(), "pod name");
+        if (spec.cpus() < 0) {
+            throw new VmException("invalid --cpus " + spec.cpus() + ": must be at least 1");
+        }
+        if (spec.hostname() != null) {
+            Names.require(spec.hostname(), "--hostname");
+        }
+        for (String ip : spec.dns()) {
+            requireIp(ip, "--dns");
+        }
+        for (String h : spec.addHosts()) {
+            if (!ADD_HOST.matcher(h).matches()) {
+                throw new VmException("invalid --add-host \"" + h + "\": expected NAME:IP");
+            }
+            requireIp(h.substring(h.indexOf(':') + 1), "--add-host " + h);
+        }
+        Map<String, String> sysctls = new LinkedHashMap<>();
+        for (String s : spec.sysctls()) {
+            if (!SYSCTL.matcher(s).matches()) {
+                throw new VmException("invalid --sysctl \"" + s + "\": expected KEY=VALUE");
+            }
+            sysctls.put(s.substring(0, s.indexOf('=')), s.substring(s.indexOf('=') + 1));
+        }
+        if (spec.kernel() != null || spec.initrd() != null) {
+            VmImage.locate(spec.kernel(), spec.initrd());
+        }
+        PodRecord pod = new PodRecord(name, anonymous, spec.cpus() == 0 ? 1 : spec.cpus(),
+                spec.memoryBytes() == 0 ? QemuCommand.DEFAULT_POD_MEMORY : spec.memoryBytes(),
+                spec.hostname() == null ? name : spec.hostname(), spec.dns(), spec.addHosts(), sysctls,
+                spec.kernel() == null ? null : spec.kernel().toAbsolutePath().toString(),
+                spec.initrd() == null ? null : spec.initrd().toAbsolutePath().toString(),
+                System.currentTimeMillis(), 0, 0, null);
+        try (AutoCloseable ignored = root.lock()) {
+            if (root.pod(name).isPresent()) {
+                throw new VmException("pod name \"" + name + "\" is already in use");
+            }
+            root.write(pod);
+        } catch (VmException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new VmException("cannot create pod " + name + ": " + e.getMessage(), e);
+        }
+        return pod;
+    }
+
+    private static void requireIp(String ip, String what) throws VmException {
+        if (!ip.matches("[0-9a-fA-F.:]+")) {
+            throw new VmException("invalid " + what + " \"" + ip + "\": not an IP address");
+        }
+        try {
+            InetAddress.ofLiteral(ip);
+        } catch (IllegalArgumentException e) {
+            throw new VmException("invalid " + what + " \"" + ip + "\": not an IP address");
+        }
+    }
+
+    public PodRecord require(String name) throws VmException {
+        return root.pod(name).orElseThrow(() -> new VmException("pod \"" + name + "\" does not exist"));
+    }
+
+    /** The image the pod boots: its own --kernel/--initrd, or the installed one. */
+    public static VmImage image(PodRecord pod) throws VmException {
+        return VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()), pod.initrd() == null ? null : Path.of(pod.initrd()));
+    }
+
+    public boolean running(PodRecord pod) {
+        return PodMonitor.runningQemu(pod).isPresent();
+    }
+
+    /** Starts the pod's VM (and its monitor) if it does not run, and connects to its monitor. */
+    public AgentClient start(String name) throws VmException {
+        PodRecord pod = require(name);
+        if (!running(pod)) {
+            image(pod); // fail here, in one line, rather than in the monitor's log
+        }
+        return link.connect(name);
+    }
+
+    /** Connects to a running pod's monitor (starting a new monitor if the old one died); never boots. */
+    public AgentClient connectRunning(PodRecord pod) throws VmException {
+        if (!running(pod)) {
+            throw new VmException("pod \"" + pod.name() + "\" is not running");
+        }
+        return link.connect(pod.name());
+    }
+
+    /** Powers the VM off through the agent; qemu's exit code, or null when it was not running. */
+    public Integer stop(String name, Duration grace) throws VmException {
+        PodRecord pod = require(name);
+        if (!running(pod)) {
+            return null;
+        }
+        try (AgentClient monitor = link.connect(name)) {
+            int exit = monitor.call(MonitorMethods.SHUTDOWN, ShutdownRequest.newBuilder()
+                    .setGraceNanos(grace.toNanos()).setTimeoutNanos(Duration.ofSeconds(90).toNanos()).build(),
+                    Duration.ofSeconds(120)).getQemuExit();
+            markStopped(name);
+            return exit;
+        } catch (RpcException e) {
+            // the monitor ends with qemu: a connection that closed once qemu is gone is a completed stop
+            awaitQemuGone(pod);
+            if (e.code() == io.jrunc.vminit.protocol.ttrpc.Code.UNAVAILABLE && !running(pod)) {
+                markStopped(name);
+                return -1;
+            }
+            throw new VmException("pod " + name + ": stop failed: " + e.getMessage(), e);
+        } finally {
+            awaitQemuGone(pod);
+        }
+    }
+
+    private void awaitQemuGone(PodRecord pod) {
+        PodMonitor.runningQemu(pod).ifPresent(h -> {
+            try {
+                h.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // reported by the next status query
+            }
+        });
+    }
+
+    private void markStopped(String pod) throws VmException {
+        for (ContainerRecord c : root.containers(pod)) {
+            if (!"stopped".equals(c.lastState())) {
+                root.write(c.withState("stopped", c.exitCode()));
+            }
+        }
+    }
+
+    /** Removes a pod: refused while it has containers unless force, which takes them. */
+    @SuppressWarnings("try") // the resource is a lock held for the block
+    public void remove(String name, boolean force) throws VmException {
+        PodRecord pod = require(name);
+        List<ContainerRecord> members = root.containers(name);
+        if (!members.isEmpty() && !force) {
+            throw new VmException("pod \"" + name + "\" has " + members.size() + " container(s): remove them first, or use pod rm -f");
+        }
+        if (running(pod)) {
+            if (!members.isEmpty() && !force) {
+                throw new VmException("pod \"" + name + "\" is running: stop it first, or use pod rm -f");
+            }
+            stop(name, Duration.ofSeconds(10));
+        }
+        try (AutoCloseable ignored = root.lock()) {
+            StateRoot.removeTree(root.podDir(name));
+        } catch (VmException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new VmException("cannot remove pod " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The pods `pod prune` removes: not running, anonymous unless all. */
+    public List<String> prune(boolean all) throws VmException {
+        List<String> removed = new ArrayList<>();
+        for (PodRecord pod : root.pods()) {
+            if ((all || pod.anonymous()) && !running(pod)) {
+                remove(pod.name(), true);
+                removed.add(pod.name());
+            }
+        }
+        return removed;
+    }
+
+    public String state(PodRecord pod) {
+        if (running(pod)) {
+            return "running";
+        }
+        return pod.qemuPid() == 0 ? "created" : "stopped";
+    }
+
+    public ObjectNode inspect(String name) throws VmException {
+        PodRecord pod = require(name);
+        ObjectNode out = new ObjectMapper().valueToTree(pod);
+        out.put("state", state(pod));
+        out.put("memory", Sizes.format(pod.memoryBytes()));
+        out.put("vmMemoryMiB", QemuCommand.vmMemoryMiB(pod.memoryBytes()));
+        String installed;
+        try {
+            installed = VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()),
+                    pod.initrd() == null ? null : Path.of(pod.initrd())).digest();
+        } catch (VmException e) {
+            installed = null;
+        }
+        out.put("installedDigest", installed);
+        boolean newer = installed != null && pod.bootedDigest() != null && !installed.equals(pod.bootedDigest())
+                && !VmImage.UNKNOWN_DIGEST.equals(installed);
+        out.put("imageNewer", newer);
+        if (newer) {
+            out.put("note", "the installed VM image (" + installed + ") is newer than the one this pod booted; restart the pod to use it");
+        }
+        if (running(pod)) {
+            try (AgentClient monitor = link.connect(name)) {
+                StatusResponse s = monitor.call(MonitorMethods.STATUS, StatusRequest.getDefaultInstance(), Duration.ofSeconds(30));
+                out.put("vmStatus", s.getVmStatus());
+                out.put("monitorPid", s.getMonitorPid());
+                out.put("agent", s.getAgent() + " " + s.getAgentMajor() + "." + s.getAgentMinor());
+            } catch (RpcException e) {
+                throw new VmException("pod " + name + ": status query failed: " + e.getMessage(), e);
+            }
+        }
+        ArrayNode containers = out.putArray("containers");
+        for (ContainerRecord c : root.containers(name)) {
+            containers.add(c.name());
+        }
+        return out;
+    }
+
+    public Optional<PodRecord> find(String name) throws VmException {
+        return root.pod(name);
+    }
+}

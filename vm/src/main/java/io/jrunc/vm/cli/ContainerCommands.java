@@ -1,0 +1,289 @@
+package io.jrunc.vm.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.vm.Containers;
+import io.jrunc.vm.Names;
+import io.jrunc.vm.Sizes;
+import io.jrunc.vm.VmException;
+import io.jrunc.vm.state.ContainerRecord;
+import io.jrunc.vminit.protocol.pb.v1.ContainerStatsResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** The container verbs, each a small class over {@link Containers}. */
+final class ContainerCommands {
+    private ContainerCommands() {
+    }
+
+    abstract static class Verb implements Callable<Integer> {
+        @ParentCommand
+        Main main;
+
+        Containers containers() {
+            return main.containers();
+        }
+    }
+
+    /** The flags create and run share. */
+    abstract static class Making extends Verb {
+        @Option(names = "--pod", description = "the pod to run in (default: a new anonymous pod, removed with the container)")
+        String pod;
+        @Option(names = "--name", description = "the container's name (default: generated); unique across pods")
+        String name;
+        @Option(names = {"-m", "--memory"}, description = "memory limit, e.g. 64m (overrides the bundle's)")
+        String memory;
+        @Option(names = "--cpus", description = "CPU limit, e.g. 0.5 (overrides the bundle's)")
+        double cpus;
+        @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
+        boolean interactive;
+        @Option(names = {"-t", "--tty"}, description = "give the process a terminal")
+        boolean tty;
+        @Parameters(index = "0", paramLabel = "BUNDLE", description = "an OCI bundle: config.json and its rootfs")
+        Path bundle;
+        @Parameters(index = "1..*", paramLabel = "CMD", description = "replaces the bundle's process.args")
+        List<String> command = new ArrayList<>();
+
+        Containers.Spec spec() throws VmException {
+            long mem = memory == null ? 0 : Sizes.parse(memory, "--memory");
+            return new Containers.Spec(pod, name, mem, cpus, bundle, command, tty, interactive);
+        }
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a container in a pod from an OCI bundle; prints its name.")
+    static final class Create extends Making {
+        @Override
+        public Integer call() throws VmException {
+            Main.Output.out.println(containers().create(spec()).name());
+            return 0;
+        }
+    }
+
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Create, start and attach to a container; exits with its status.")
+    static final class Run extends Making {
+        @Option(names = "--rm", description = "remove the container (and its anonymous pod) when it exits")
+        boolean rm;
+
+        @Override
+        public Integer call() throws Exception {
+            Containers containers = containers();
+            ContainerRecord c = containers.create(spec());
+            int code;
+            try {
+                containers.start(c.name());
+                code = Attach.container(containers, c, interactive, tty);
+            } finally {
+                if (rm) {
+                    containers.remove(c.name(), true);
+                }
+            }
+            return code;
+        }
+    }
+
+    @Command(name = "start", mixinStandardHelpOptions = true, description = "Start a created container.")
+    static final class Start extends Verb {
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws VmException {
+            containers().start(name);
+            Main.Output.out.println(name);
+            return 0;
+        }
+    }
+
+    @Command(name = "stop", mixinStandardHelpOptions = true, description = "Stop a container (SIGTERM, then SIGKILL after -t seconds); its name stays taken until rm.")
+    static final class Stop extends Verb {
+        @Option(names = {"-t", "--time"}, defaultValue = "10", description = "seconds before SIGKILL (default ${DEFAULT-VALUE})")
+        int time;
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws VmException {
+            containers().stop(name, Duration.ofSeconds(time));
+            Main.Output.out.println(name);
+            return 0;
+        }
+    }
+
+    @Command(name = "kill", mixinStandardHelpOptions = true, description = "Send a signal to a container's process.")
+    static final class Kill extends Verb {
+        @Option(names = {"-s", "--signal"}, defaultValue = "KILL", description = "name or number (default ${DEFAULT-VALUE})")
+        String signal;
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws VmException {
+            containers().kill(name, Signals.parse(signal));
+            Main.Output.out.println(name);
+            return 0;
+        }
+    }
+
+    @Command(name = "rm", mixinStandardHelpOptions = true, description = "Remove a container (-f: even a running one); its disk is unplugged, its logs go.")
+    static final class Rm extends Verb {
+        @Option(names = {"-f", "--force"})
+        boolean force;
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws VmException {
+            containers().remove(name, force);
+            Main.Output.out.println(name);
+            return 0;
+        }
+    }
+
+    @Command(name = "ls", aliases = {"ps", "list"}, mixinStandardHelpOptions = true, description = "List containers of every pod.")
+    static final class Ls extends Verb {
+        @Option(names = "--format", description = "json, or a table when absent")
+        String format;
+
+        @Override
+        public Integer call() throws Exception {
+            if (format != null && !format.equals("json") && !format.equals("table")) {
+                throw new VmException("invalid --format \"" + format + "\": expected json or table");
+            }
+            List<ObjectNode> all = containers().list();
+            if ("json".equals(format)) {
+                ArrayNode array = PodCommand.JSON.createArrayNode();
+                all.forEach(array::add);
+                Main.Output.out.println(PodCommand.JSON.writeValueAsString(array));
+                return 0;
+            }
+            List<String[]> rows = new ArrayList<>();
+            for (ObjectNode c : all) {
+                rows.add(new String[] {c.path("name").asText(), c.path("pod").asText(), c.path("state").asText(),
+                        String.join(" ", java.util.stream.StreamSupport.stream(c.path("args").spliterator(), false).map(a -> a.asText()).toList()), c.path("bundle").asText()});
+            }
+            Table.print(Main.Output.out, new String[] {"NAME", "POD", "STATUS", "COMMAND", "BUNDLE"}, rows);
+            return 0;
+        }
+    }
+
+    @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Show a container as JSON.")
+    static final class Inspect extends Verb {
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws Exception {
+            Containers c = containers();
+            Main.Output.out.println(PodCommand.JSON.writeValueAsString(c.inspect(c.require(name))));
+            return 0;
+        }
+    }
+
+    @Command(name = "logs", mixinStandardHelpOptions = true, description = "Print a container's output (kept across pod stop, removed with the container).")
+    static final class Logs extends Verb {
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws Exception {
+            Containers containers = containers();
+            ContainerRecord c = containers.require(name);
+            Path out = containers.logFile(c, "stdout");
+            Path err = containers.logFile(c, "stderr");
+            if (Files.exists(out)) {
+                Main.Output.out.write(Files.readAllBytes(out));
+                Main.Output.out.flush();
+            }
+            if (Files.exists(err)) {
+                Main.Output.err.write(Files.readAllBytes(err));
+                Main.Output.err.flush();
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "stats", mixinStandardHelpOptions = true, description = "A container's cgroup figures, read in the guest, as JSON.")
+    static final class Stats extends Verb {
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws Exception {
+            ContainerStatsResponse s = containers().stats(name);
+            ObjectNode o = PodCommand.JSON.createObjectNode();
+            ObjectNode mem = o.putObject("memory").put("current", s.getMemory().getCurrent());
+            if (s.getMemory().hasLimit()) {
+                mem.put("max", s.getMemory().getLimit());
+            }
+            if (s.getMemory().hasSwapCurrent()) {
+                mem.put("swapCurrent", s.getMemory().getSwapCurrent());
+            }
+            var ev = s.getMemory().getEvents();
+            mem.putObject("events").put("low", ev.getLow()).put("high", ev.getHigh()).put("max", ev.getMax())
+                    .put("oom", ev.getOom()).put("oomKill", ev.getOomKill());
+            o.putObject("cpu").put("usageUsec", s.getCpu().getUsageUsec()).put("userUsec", s.getCpu().getUserUsec())
+                    .put("systemUsec", s.getCpu().getSystemUsec()).put("throttledUsec", s.getCpu().getThrottledUsec());
+            o.putObject("pids").put("current", s.getPids().getCurrent());
+            Main.Output.out.println(PodCommand.JSON.writeValueAsString(o));
+            return 0;
+        }
+    }
+
+    @Command(name = "exec", mixinStandardHelpOptions = true, description = "Run a command in a running container; exits with its status.")
+    static final class Exec extends Verb {
+        @Option(names = {"-i", "--interactive"}, description = "pass stdin to the command")
+        boolean interactive;
+        @Option(names = {"-t", "--tty"}, description = "give the command a terminal")
+        boolean tty;
+        @Option(names = {"-e", "--env"}, description = "NAME=value (repeatable)")
+        List<String> env = new ArrayList<>();
+        @Option(names = {"-w", "--workdir"})
+        String workdir;
+        @Parameters(index = "0", paramLabel = "CONTAINER")
+        String name;
+        @Parameters(index = "1..*", paramLabel = "CMD", arity = "1..*")
+        List<String> command;
+
+        @Override
+        public Integer call() throws Exception {
+            Containers containers = containers();
+            ContainerRecord c = containers.require(name);
+            return Attach.exec(containers, c, Names.random("exec-"), command, env, workdir, interactive, tty);
+        }
+    }
+
+    /** Linux signal numbers by name (x86_64), as kill -s takes them. */
+    static final class Signals {
+        private static final Map<String, Integer> BY_NAME = Map.ofEntries(Map.entry("HUP", 1), Map.entry("INT", 2),
+                Map.entry("QUIT", 3), Map.entry("ABRT", 6), Map.entry("KILL", 9), Map.entry("USR1", 10),
+                Map.entry("USR2", 12), Map.entry("PIPE", 13), Map.entry("ALRM", 14), Map.entry("TERM", 15),
+                Map.entry("CHLD", 17), Map.entry("CONT", 18), Map.entry("STOP", 19), Map.entry("TSTP", 20),
+                Map.entry("WINCH", 28));
+
+        private Signals() {
+        }
+
+        static int parse(String s) throws VmException {
+            String n = s.toUpperCase(Locale.ROOT);
+            n = n.startsWith("SIG") ? n.substring(3) : n;
+            if (n.matches("\\d{1,2}") && Integer.parseInt(n) >= 1 && Integer.parseInt(n) <= 64) {
+                return Integer.parseInt(n);
+            }
+            Integer v = BY_NAME.get(n);
+            if (v == null) {
+                throw new VmException("invalid --signal \"" + s + "\": not a signal name or number");
+            }
+            return v;
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.jrunc.vm.cli;
+
+import io.jrunc.vm.Containers;
+import io.jrunc.vm.Pods;
+import io.jrunc.vm.VmException;
+import io.jrunc.vm.monitor.MonitorLink;
+import io.jrunc.vm.monitor.PodMonitor;
+import io.jrunc.vm.state.StateRoot;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * jrunc-vm: pods of containers in lightweight VMs (docs/vm.md). The commands are thin: the work is in
+ * {@link Pods} and {@link Containers}. Errors are one line on stderr, "jrunc-vm: ...", never a stack
+ * trace; exit codes are podman's (125 jrunc-vm's own error, 126 a command that cannot run, 127 one
+ * not found, else the container's status).
+ */
+@Command(name = "jrunc-vm", mixinStandardHelpOptions = true, version = "jrunc-vm 0.1.0",
+        description = "Run OCI containers in pods, each pod a lightweight VM.",
+        subcommands = {PodCommand.class, ContainerCommands.Create.class, ContainerCommands.Start.class,
+                ContainerCommands.Stop.class, ContainerCommands.Kill.class, ContainerCommands.Rm.class,
+                ContainerCommands.Ls.class, ContainerCommands.Inspect.class, ContainerCommands.Logs.class,
+                ContainerCommands.Stats.class, ContainerCommands.Exec.class, ContainerCommands.Run.class,
+                Main.Monitor.class})
+public final class Main implements Runnable {
+    @Option(names = "--root", description = "state root (default ${DEFAULT-VALUE})", defaultValue = "/run/jrunc-vm")
+    Path root;
+
+    @Option(names = "--boot-timeout", description = "seconds to wait for a pod's VM to come up (default ${DEFAULT-VALUE})",
+            defaultValue = "180")
+    int bootTimeout;
+
+    /** Tests replace how a monitor starts (in-process stand-ins); the binary starts a monitor JVM. */
+    MonitorLink.Starter starter = MonitorLink::startProcess;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (see jrunc-vm --help)");
+    }
+
+    Pods pods() {
+        StateRoot state = new StateRoot(root);
+        return new Pods(state, new MonitorLink(state, starter, Duration.ofSeconds(bootTimeout)));
+    }
+
+    Containers containers() {
+        return new Containers(pods());
+    }
+
+    @Command(name = "monitor", hidden = true, description = "The pod monitor process (started by jrunc-vm itself).")
+    static final class Monitor implements java.util.concurrent.Callable<Integer> {
+        @CommandLine.ParentCommand
+        Main main;
+        @CommandLine.Parameters(paramLabel = "POD")
+        String pod;
+
+        @Override
+        public Integer call() {
+            return PodMonitor.runProcess(new StateRoot(main.root), pod);
+        }
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err, null));
+    }
+
+    /** Runs a command line; its exit code. {@code starter} null means the real monitor process. */
+    public static int run(String[] args, PrintStream out, PrintStream err, MonitorLink.Starter starter) {
+        Main main = new Main();
+        if (starter != null) {
+            main.starter = starter;
+        }
+        CommandLine cl = new CommandLine(main);
+        cl.setOut(new java.io.PrintWriter(out, true));
+        cl.setErr(new java.io.PrintWriter(err, true));
+        cl.setParameterExceptionHandler((e, a) -> {
+            err.println("jrunc-vm: " + e.getMessage().lines().findFirst().orElse("bad arguments"));
+            return VmException.OWN_ERROR;
+        });
+        cl.setExecutionExceptionHandler((e, c, r) -> {
+            if (e instanceof VmException v) {
+                err.println("jrunc-vm: " + v.getMessage());
+                return v.exitCode();
+            }
+            err.println("jrunc-vm: " + e);
+            return VmException.OWN_ERROR;
+        });
+        cl.setExitCodeExceptionMapper(e -> VmException.OWN_ERROR);
+        Output.out = out;
+        Output.err = err;
+        return cl.execute(args);
+    }
+
+    /** Where commands print (the streams given to {@link #run}). */
+    static final class Output {
+        static PrintStream out = System.out;
+        static PrintStream err = System.err;
+
+        private Output() {
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package io.jrunc.vm.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.jrunc.vm.Pods;
+import io.jrunc.vm.Sizes;
+import io.jrunc.vm.VmException;
+import io.jrunc.vm.state.PodRecord;
+import io.jrunc.vminit.protocol.AgentClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** `jrunc-vm pod ...`: one small class per verb. */
+@Command(name = "pod", mixinStandardHelpOptions = true, description = "Manage pods (a pod is one VM).",
+        subcommands = {PodCommand.Create.class, PodCommand.Start.class, PodCommand.Stop.class, PodCommand.Rm.class,
+                PodCommand.Inspect.class, PodCommand.Ls.class, PodCommand.Prune.class})
+final class PodCommand implements Runnable {
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    @ParentCommand
+    Main main;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a pod command is required (see jrunc-vm pod --help)");
+    }
+
+    abstract static class Verb implements Callable<Integer> {
+        @ParentCommand
+        PodCommand pod;
+
+        Pods pods() {
+            return pod.main.pods();
+        }
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a pod; prints its name. Its VM starts with `pod start` or its first container.")
+    static final class Create extends Verb {
+        @Option(names = "--name", description = "the pod's name (default: generated)")
+        String name;
+        @Option(names = "--cpus", description = "virtual CPUs (default 1)")
+        int cpus;
+        @Option(names = "--memory", description = "the pod's memory, e.g. 512m (default 512m); the VM gets this plus the agent's own")
+        String memory;
+        @Option(names = "--hostname", description = "the pod's hostname (default: its name)")
+        String hostname;
+        @Option(names = "--dns", description = "a nameserver for the pod's resolv.conf (repeatable)")
+        List<String> dns = new ArrayList<>();
+        @Option(names = "--add-host", description = "NAME:IP for the pod's /etc/hosts (repeatable)")
+        List<String> addHosts = new ArrayList<>();
+        @Option(names = "--sysctl", description = "KEY=VALUE kernel parameter of the pod's VM (repeatable)")
+        List<String> sysctls = new ArrayList<>();
+        @Option(names = "--kernel", description = "the VM's kernel (default: the installed image's)")
+        Path kernel;
+        @Option(names = "--initrd", description = "the VM's initramfs (default: the installed image's)")
+        Path initrd;
+
+        @Override
+        public Integer call() throws VmException {
+            long mem = memory == null ? 0 : Sizes.parse(memory, "--memory");
+            PodRecord p = pods().create(new Pods.Spec(name, cpus, mem, hostname, dns, addHosts, sysctls, kernel, initrd), false);
+            Main.Output.out.println(p.name());
+            return 0;
+        }
+    }
+
+    @Command(name = "start", mixinStandardHelpOptions = true, description = "Boot the pod's VM (and its monitor).")
+    static final class Start extends Verb {
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @SuppressWarnings("try") // the connection is held open for the pod to start
+        @Override
+        public Integer call() throws VmException {
+            try (AgentClient ignored = pods().start(name)) {
+                Main.Output.out.println(name);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "stop", mixinStandardHelpOptions = true, description = "Power the pod's VM off (containers get SIGTERM, then SIGKILL after the grace time). Its state stays.")
+    static final class Stop extends Verb {
+        @Option(names = {"-t", "--time"}, description = "seconds between SIGTERM and SIGKILL (default 10)", defaultValue = "10")
+        int time;
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @Override
+        public Integer call() throws VmException {
+            pods().stop(name, Duration.ofSeconds(time));
+            Main.Output.out.println(name);
+            return 0;
+        }
+    }
+
+    @Command(name = "rm", mixinStandardHelpOptions = true, description = "Remove a pod; -f takes its containers and stops its VM.")
+    static final class Rm extends Verb {
+        @Option(names = {"-f", "--force"})
+        boolean force;
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @Override
+        public Integer call() throws VmException {
+            pods().remove(name, force);
+            Main.Output.out.println(name);
+            return 0;
+        }
+    }
+
+    @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Show a pod as JSON, with the image digest it booted.")
+    static final class Inspect extends Verb {
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @Override
+        public Integer call() throws Exception {
+            Main.Output.out.println(JSON.writeValueAsString(pods().inspect(name)));
+            return 0;
+        }
+    }
+
+    @Command(name = "ls", aliases = "list", mixinStandardHelpOptions = true, description = "List pods.")
+    static final class Ls extends Verb {
+        @Option(names = "--format", description = "json, or a table when absent")
+        String format;
+
+        @Override
+        public Integer call() throws Exception {
+            if (format != null && !format.equals("json") && !format.equals("table")) {
+                throw new VmException("invalid --format \"" + format + "\": expected json or table");
+            }
+            Pods pods = pods();
+            ArrayNode all = JSON.createArrayNode();
+            List<String[]> rows = new ArrayList<>();
+            for (PodRecord p : pods.root().pods()) {
+                String state = pods.state(p);
+                int members = pods.root().containers(p.name()).size();
+                all.addObject().put("name", p.name()).put("state", state).put("anonymous", p.anonymous())
+                        .put("cpus", p.cpus()).put("memory", Sizes.format(p.memoryBytes())).put("containers", members);
+                rows.add(new String[] {p.name(), state, Integer.toString(p.cpus()), Sizes.format(p.memoryBytes()), Integer.toString(members)});
+            }
+            if ("json".equals(format)) {
+                Main.Output.out.println(JSON.writeValueAsString(all));
+            } else {
+                Table.print(Main.Output.out, new String[] {"NAME", "STATUS", "CPUS", "MEMORY", "CONTAINERS"}, rows);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "prune", mixinStandardHelpOptions = true, description = "Remove pods that do not run: anonymous ones only, unless --all.")
+    static final class Prune extends Verb {
+        @Option(names = {"-a", "--all"}, description = "named pods too")
+        boolean all;
+
+        @Override
+        public Integer call() throws VmException {
+            pods().prune(all).forEach(Main.Output.out::println);
+            return 0;
+        }
+    }
+}

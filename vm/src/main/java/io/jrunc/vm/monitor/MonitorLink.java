@@ -1,0 +1,169 @@
+package io.jrunc.vm.monitor;
+
+import io.jrunc.vm.VmException;
+import io.jrunc.vm.monitor.pb.StatusRequest;
+import io.jrunc.vm.state.StateRoot;
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.IncompatibleAgentException;
+import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The CLI's way to its pod's monitor: connect to monitor.sock, and when no monitor answers and none
+ * holds monitor.lock, start one (`jrunc-vm monitor POD`, a separate JVM, detached) and wait for it. A
+ * monitor that holds the lock but does not answer yet is booting the VM: the CLI waits for it. The
+ * connection speaks the agent's protocol plus the monitor's service (docs/vm.md).
+ */
+public final class MonitorLink {
+    /** How a monitor process is started; tests start one in-process instead. */
+    public interface Starter {
+        /** Starts a monitor for the pod; returns its process, or null when it runs in this JVM. */
+        Process start(StateRoot root, String pod) throws IOException;
+    }
+
+    static final ClientOptions CLIENT_OPTIONS = ClientOptions.DEFAULTS
+            .withSync(Duration.ofSeconds(10), Duration.ofSeconds(3));
+
+    private final StateRoot root;
+    private final Starter starter;
+    private final Duration bootTimeout;
+
+    public MonitorLink(StateRoot root, Starter starter, Duration bootTimeout) {
+        this.root = root;
+        this.starter = starter;
+        this.bootTimeout = bootTimeout;
+    }
+
+    /** Connects to the pod's monitor, starting one if none lives. */
+    public AgentClient connect(String pod) throws VmException {
+        AgentClient client = tryConnect(pod);
+        if (client != null) {
+            return client;
+        }
+        Process started = null;
+        if (!monitorAlive(root, pod)) {
+            try {
+                started = starter.start(root, pod);
+            } catch (IOException e) {
+                throw new VmException("pod " + pod + ": cannot start its monitor: " + e.getMessage(), e);
+            }
+        }
+        long deadline = System.nanoTime() + bootTimeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            client = tryConnect(pod);
+            if (client != null) {
+                return client;
+            }
+            if (started != null && !started.isAlive() && started.exitValue() == 0 && monitorAlive(root, pod)) {
+                started = null; // it found another monitor starting (a concurrent call): wait for that one
+            }
+            if (started != null && !started.isAlive()) {
+                throw new VmException("pod " + pod + ": its monitor exited " + started.exitValue() + ": "
+                        + lastLine(root.podDir(pod).resolve("monitor.log")));
+            }
+            if (started == null && !monitorAlive(root, pod) && tryConnect(pod) == null) {
+                throw new VmException("pod " + pod + ": its monitor exited: " + lastLine(root.podDir(pod).resolve("monitor.log")));
+            }
+            sleep(100);
+        }
+        throw new VmException("pod " + pod + ": its monitor did not answer within " + bootTimeout.toSeconds() + " s (see "
+                + root.podDir(pod).resolve("monitor.log") + ")");
+    }
+
+    private AgentClient tryConnect(String pod) throws VmException {
+        Path socket = PodMonitor.socket(root, pod);
+        if (!Files.exists(socket)) {
+            return null;
+        }
+        SocketChannel channel;
+        try {
+            channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+            channel.connect(UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            return null;
+        }
+        try {
+            AgentClient client = AgentClient.connect(ByteStream.of(channel), CLIENT_OPTIONS);
+            client.call(MonitorMethods.STATUS, StatusRequest.getDefaultInstance(), Duration.ofSeconds(30));
+            return client;
+        } catch (RpcException e) {
+            throw new VmException("pod " + pod + ": its monitor does not answer: " + e.getMessage(), e);
+        } catch (IncompatibleAgentException e) {
+            throw new VmException("pod " + pod + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether a monitor holds the pod's monitor.lock (it does for its whole life). */
+    public static boolean monitorAlive(StateRoot root, String pod) throws VmException {
+        Path lockPath = root.podDir(pod).resolve("monitor.lock");
+        if (!Files.exists(lockPath)) {
+            return false;
+        }
+        try (FileChannel ch = FileChannel.open(lockPath, StandardOpenOption.WRITE)) {
+            FileLock lock = ch.tryLock();
+            if (lock == null) {
+                return true;
+            }
+            lock.release();
+            return false;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return true; // held in this JVM (a test's in-process monitor)
+        } catch (IOException e) {
+            throw new VmException("cannot check the monitor lock " + lockPath + ": " + e.getMessage(), e);
+        }
+    }
+
+    static String lastLine(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (!lines.get(i).isBlank()) {
+                    return lines.get(i).strip();
+                }
+            }
+        } catch (IOException e) {
+            // fall through
+        }
+        return "(no log)";
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The real starter: this JVM's java with its class path, as `jrunc-vm --root ROOT monitor POD`,
+     * stdin from /dev/null and output appended to the pod's monitor.log. ProcessBuilder spawns (the CLI
+     * JVM never forks itself); the monitor then calls setsid.
+     */
+    public static Process startProcess(StateRoot root, String pod) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
+        List<String> cmd = new ArrayList<>(List.of(java, "--sun-misc-unsafe-memory-access=allow",
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx96m", "-Xlog:disable",
+                "-cp", System.getProperty("java.class.path"), "io.jrunc.vm.cli.Main",
+                "--root", root.path().toString(), "monitor", pod));
+        Path log = root.podDir(pod).resolve("monitor.log");
+        return new ProcessBuilder(cmd)
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .redirectErrorStream(true)
+                .start();
+    }
+}

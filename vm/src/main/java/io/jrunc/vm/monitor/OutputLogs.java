@@ -1,0 +1,91 @@
+package io.jrunc.vm.monitor;
+
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.OutputStream;
+import io.jrunc.vminit.protocol.pb.v1.ProcessRef;
+import io.jrunc.vminit.protocol.pb.v1.ReadOutputRequest;
+import io.jrunc.vminit.protocol.pb.v1.ReadOutputResponse;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Copies each container's output to its log files (stdout.log, stderr.log in the container's state
+ * directory), long-polling the agent's ReadOutput on a virtual thread per stream until end of file.
+ * The files outlive the pod's VM (kept across `pod stop`) and go with the container. After a monitor
+ * restart the copying resumes for every running container; what the dead monitor had read but not
+ * written is lost; a container that ended while no monitor ran still has its last output copied.
+ */
+final class OutputLogs {
+    private static final System.Logger LOG = System.getLogger(OutputLogs.class.getName());
+    private static final int CHUNK = 64 * 1024;
+
+    private final Function<String, Path> containerDir;
+    private final Set<String> copying = ConcurrentHashMap.newKeySet();
+
+    OutputLogs(Function<String, Path> containerDir) {
+        this.containerDir = containerDir;
+    }
+
+    static Path file(Path containerDir, OutputStream stream) {
+        return containerDir.resolve(stream == OutputStream.OUTPUT_STREAM_STDERR ? "stderr.log" : "stdout.log");
+    }
+
+    void follow(AgentClient agent, String container) {
+        for (OutputStream stream : new OutputStream[] {OutputStream.OUTPUT_STREAM_STDOUT, OutputStream.OUTPUT_STREAM_STDERR}) {
+            String key = container + "/" + stream;
+            if (copying.add(key)) {
+                Thread.ofVirtual().name("log-" + key).start(() -> {
+                    try {
+                        copy(agent, container, stream);
+                    } finally {
+                        copying.remove(key);
+                    }
+                });
+            }
+        }
+    }
+
+    private void copy(AgentClient agent, String container, OutputStream stream) {
+        Path file = file(containerDir.apply(container), stream);
+        try {
+            Files.createDirectories(file.getParent());
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot create " + file.getParent() + ": " + e.getMessage());
+            return;
+        }
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            ReadOutputRequest request = ReadOutputRequest.newBuilder()
+                    .setProcess(ProcessRef.newBuilder().setContainerId(container))
+                    .setStream(stream).setMaxBytes(CHUNK).build();
+            while (true) {
+                ReadOutputResponse r = agent.call(AgentMethods.Processes.READ_OUTPUT, request);
+                ByteBuffer data = r.getData().asReadOnlyByteBuffer();
+                while (data.hasRemaining()) {
+                    out.write(data);
+                }
+                if (r.getEof()) {
+                    return;
+                }
+                if (r.getData().isEmpty()) {
+                    Thread.sleep(10); // a long poll that timed out: ask again, but never spin
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RpcException e) {
+            // the container went (NOT_FOUND) or the agent's connection did (UNAVAILABLE): a new monitor resumes
+            LOG.log(System.Logger.Level.DEBUG, "log copy of " + container + " ended: " + e.getMessage());
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot write " + file + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,341 @@
+package io.jrunc.vm.monitor;
+
+import com.google.protobuf.Message;
+import io.jrunc.vm.VmException;
+import io.jrunc.vm.monitor.pb.AddContainerResponse;
+import io.jrunc.vm.monitor.pb.RemoveContainerResponse;
+import io.jrunc.vm.monitor.pb.ShutdownResponse;
+import io.jrunc.vm.monitor.pb.StartContainerResponse;
+import io.jrunc.vm.monitor.pb.StatusResponse;
+import io.jrunc.vm.qemu.QemuCommand;
+import io.jrunc.vm.qemu.VmImage;
+import io.jrunc.vm.state.PodRecord;
+import io.jrunc.vm.state.StateRoot;
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.ConfigurePodRequest;
+import io.jrunc.vminit.protocol.pb.v1.ContainerInfo;
+import io.jrunc.vminit.protocol.pb.v1.ContainerState;
+import io.jrunc.vminit.protocol.pb.v1.CreateContainerRequest;
+import io.jrunc.vminit.protocol.pb.v1.Dns;
+import io.jrunc.vminit.protocol.pb.v1.HostEntry;
+import io.jrunc.vminit.protocol.pb.v1.ListContainersRequest;
+import io.jrunc.vminit.protocol.pb.v1.RemoveContainerRequest;
+import io.jrunc.vminit.protocol.pb.v1.RootFilesystem;
+import io.jrunc.vminit.protocol.pb.v1.ShutdownRequest;
+import io.jrunc.vminit.protocol.pb.v1.StartContainerRequest;
+import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
+import io.jrunc.vminit.protocol.ttrpc.Method;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.vminit.protocol.ttrpc.ServerOptions;
+import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The pod monitor (`jrunc-vm monitor POD`): one process per running pod, what a containerd shim is to
+ * Kata. It owns qemu, the QMP socket and the agent's channel (qemu's chardev takes one client at a
+ * time, and a client killed mid-frame would desynchronise the stream: so exactly one long-lived process
+ * holds it), copies containers' output to log files, and serves any number of CLI clients on the pod's
+ * monitor.sock: ttRPC with the jrunc.monitor.v1 service (monitor.proto) plus every agent method passed
+ * through unchanged.
+ *
+ * <p>It holds monitor.lock for its whole life; a CLI call that finds the lock free and qemu alive knows
+ * the monitor died and starts a new one, which takes over qemu (QMP accepts the new client once the
+ * old one is gone) and reconnects to the agent (the protocol resynchronises, docs/protocol.md). The
+ * monitor ends when qemu does.
+ */
+public final class PodMonitor implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(PodMonitor.class.getName());
+
+    private final StateRoot root;
+    private final PodRecord pod;
+    private final PodVm vm;
+    private final AgentClient agent;
+    private final OutputLogs logs;
+    private final TtrpcServer server;
+    private final ServerSocketChannel listener;
+    /** Shutdown calls not yet answered: the monitor waits for them before it closes the socket. */
+    private final java.util.concurrent.atomic.AtomicInteger shutdowns = new java.util.concurrent.atomic.AtomicInteger();
+
+    private PodMonitor(StateRoot root, PodRecord pod, PodVm vm, AgentClient agent) throws IOException {
+        this.root = root;
+        this.pod = pod;
+        this.vm = vm;
+        this.agent = agent;
+        this.logs = new OutputLogs(c -> root.containerDir(pod.name(), c));
+        this.server = new TtrpcServer(dispatcher(), ServerOptions.DEFAULTS);
+        Path socket = socket(root, pod.name());
+        Files.deleteIfExists(socket);
+        this.listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        listener.bind(UnixDomainSocketAddress.of(socket));
+    }
+
+    public static Path socket(StateRoot root, String pod) {
+        return root.podDir(pod).resolve("monitor.sock");
+    }
+
+    /**
+     * Connects to the agent (waiting for it to boot, up to the options' sync timeout), configures the pod
+     * (idempotent, so a reconnecting monitor repeats it), resumes log copying for running containers,
+     * and starts serving CLI clients on monitor.sock.
+     */
+    public static PodMonitor start(StateRoot root, PodRecord pod, PodVm vm, ClientOptions agentOptions)
+            throws IOException, RpcException, VmException {
+        AgentClient agent;
+        try {
+            agent = AgentClient.connect(vm.connectAgent(), agentOptions);
+        } catch (io.jrunc.vminit.protocol.IncompatibleAgentException e) {
+            throw new VmException(e.getMessage());
+        }
+        try {
+            agent.call(AgentMethods.Pod.CONFIGURE, configure(pod));
+            PodMonitor monitor = new PodMonitor(root, pod, vm, agent);
+            for (ContainerInfo c : agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance()).getContainersList()) {
+                // every started container: a running one's output goes on, a stopped one's rest is still buffered
+                if (c.getState() == ContainerState.CONTAINER_STATE_RUNNING
+                        || (c.getState() == ContainerState.CONTAINER_STATE_STOPPED && c.getStartedAtNanos() != 0)) {
+                    monitor.logs.follow(agent, c.getId());
+                }
+            }
+            Thread.ofVirtual().name("monitor-accept").start(() -> {
+                try {
+                    monitor.server.serveConnections(monitor.listener);
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.ERROR, "monitor socket failed: " + e.getMessage());
+                }
+            });
+            return monitor;
+        } catch (IOException | RpcException | RuntimeException e) {
+            agent.close();
+            throw e;
+        }
+    }
+
+    static ConfigurePodRequest configure(PodRecord pod) {
+        ConfigurePodRequest.Builder b = ConfigurePodRequest.newBuilder()
+                .setHostname(pod.hostname() == null ? pod.name() : pod.hostname())
+                .putAllSysctls(pod.sysctls());
+        if (!pod.dns().isEmpty()) {
+            b.setDns(Dns.newBuilder().addAllNameservers(pod.dns()));
+        }
+        for (String entry : pod.addHosts()) {
+            int colon = entry.indexOf(':');
+            b.addHosts(HostEntry.newBuilder().setIp(entry.substring(colon + 1)).addNames(entry.substring(0, colon)));
+        }
+        return b.build();
+    }
+
+    private Dispatcher dispatcher() {
+        Dispatcher d = new Dispatcher();
+        for (Method<?, ?> m : MonitorMethods.agentMethods()) {
+            passThrough(d, m);
+        }
+        d.register(MonitorMethods.STATUS, (ctx, q) -> {
+            String status;
+            try {
+                status = vm.status();
+            } catch (IOException e) {
+                throw new RpcException(Code.UNAVAILABLE, "qemu does not answer on QMP: " + e.getMessage());
+            }
+            return StatusResponse.newBuilder().setPod(pod.name()).setMonitorPid(ProcessHandle.current().pid())
+                    .setQemuPid(vm.pid()).setVmStatus(status)
+                    .setAgent(agent.agentVersion().getAgent()).setAgentMajor(agent.agentVersion().getMajor())
+                    .setAgentMinor(agent.agentVersion().getMinor())
+                    .setBootedDigest(pod.bootedDigest() == null ? "" : pod.bootedDigest()).build();
+        });
+        d.register(MonitorMethods.ADD_CONTAINER, (ctx, q) -> {
+            try {
+                vm.attachDisk(q.getSerial(), Path.of(q.getImage()));
+            } catch (IOException e) {
+                throw new RpcException(Code.INTERNAL, "cannot attach the image of " + q.getId() + ": " + e.getMessage());
+            }
+            try {
+                int pid = agent.call(AgentMethods.Containers.CREATE, CreateContainerRequest.newBuilder()
+                        .setId(q.getId()).setOciConfig(q.getOciConfig())
+                        .setRootfs(RootFilesystem.newBuilder().setSerial(q.getSerial()).setFsType("ext4")).build()).getPid();
+                return AddContainerResponse.newBuilder().setPid(pid).build();
+            } catch (RpcException e) {
+                detachQuietly(q.getSerial());
+                throw e;
+            }
+        });
+        d.register(MonitorMethods.START_CONTAINER, (ctx, q) -> {
+            agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId(q.getId()).build());
+            logs.follow(agent, q.getId());
+            return StartContainerResponse.getDefaultInstance();
+        });
+        d.register(MonitorMethods.REMOVE_CONTAINER, (ctx, q) -> {
+            try {
+                agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder()
+                        .setId(q.getId()).setForce(q.getForce()).build());
+            } catch (RpcException e) {
+                if (e.code() != Code.NOT_FOUND) {
+                    throw e;
+                }
+            }
+            if (!q.getSerial().isEmpty()) {
+                try {
+                    vm.detachDisk(q.getSerial());
+                } catch (IOException e) {
+                    throw new RpcException(Code.INTERNAL, "container " + q.getId() + " removed, but its disk "
+                            + q.getSerial() + " was not unplugged: " + e.getMessage());
+                }
+            }
+            return RemoveContainerResponse.getDefaultInstance();
+        });
+        d.register(MonitorMethods.SHUTDOWN, (ctx, q) -> {
+            shutdowns.incrementAndGet();
+            try {
+                return shutdown(q);
+            } finally {
+                shutdowns.decrementAndGet();
+            }
+        });
+        return d;
+    }
+
+    private ShutdownResponse shutdown(io.jrunc.vm.monitor.pb.ShutdownRequest q) throws InterruptedException {
+        Duration timeout = Duration.ofNanos(q.getTimeoutNanos() > 0 ? q.getTimeoutNanos() : Duration.ofSeconds(60).toNanos());
+        try {
+            agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder().setGraceNanos(q.getGraceNanos()).build(), timeout);
+        } catch (RpcException e) {
+            LOG.log(System.Logger.Level.WARNING, "the agent's Shutdown failed (" + e.getMessage() + "): waiting for qemu, then QMP quit");
+        }
+        Integer exit = vm.awaitExit(timeout);
+        if (exit == null) {
+            System.err.println("monitor: qemu did not power off within " + timeout.toSeconds() + " s: QMP quit");
+            try {
+                vm.quit();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "QMP quit: " + e.getMessage());
+            }
+            exit = vm.awaitExit(Duration.ofSeconds(10));
+        }
+        return ShutdownResponse.newBuilder().setQemuExit(exit == null ? -1 : exit).build();
+    }
+
+    private <Q extends Message, R extends Message> void passThrough(Dispatcher d, Method<Q, R> m) {
+        d.register(m, (ctx, q) -> agent.call(m, q));
+    }
+
+    private void detachQuietly(String serial) {
+        try {
+            vm.detachDisk(serial);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "disk " + serial + " not unplugged: " + e.getMessage());
+        }
+    }
+
+    /** Blocks until qemu exits; its exit code (-1 when it is not this process's child). */
+    public int awaitVm() throws InterruptedException {
+        Integer exit;
+        do {
+            exit = vm.awaitExit(Duration.ofHours(1));
+        } while (exit == null);
+        // a Shutdown call is answered before the socket closes (its caller waits for that answer)
+        for (int i = 0; i < 50 && shutdowns.get() > 0; i++) {
+            Thread.sleep(100);
+        }
+        Thread.sleep(200);
+        return exit;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        try {
+            listener.close();
+            Files.deleteIfExists(socket(root, pod.name()));
+        } catch (IOException ignored) {
+            // the directory may already be gone (pod rm)
+        }
+        agent.close();
+        vm.close();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // The monitor process.
+
+    /** How long the monitor waits for a booting VM's agent (boot under emulation took 6-35 s). */
+    public static final Duration BOOT_TIMEOUT = Duration.ofSeconds(180);
+
+    /**
+     * `jrunc-vm monitor POD`: the process the CLI starts (ProcessBuilder, then setsid here). Returns the
+     * process's exit status.
+     */
+    public static int runProcess(StateRoot root, String podName) {
+        Setsid.call();
+        Path dir = root.podDir(podName);
+        try (FileChannel lockFile = FileChannel.open(dir.resolve("monitor.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            FileLock lock = lockFile.tryLock();
+            if (lock == null) {
+                System.err.println("monitor: another monitor serves pod " + podName);
+                return 0;
+            }
+            PodRecord pod = root.pod(podName).orElseThrow(() -> new VmException("pod " + podName + " does not exist"));
+            Optional<ProcessHandle> running = runningQemu(pod);
+            PodVm vm;
+            if (running.isPresent()) {
+                System.err.println("monitor " + ProcessHandle.current().pid() + ": taking over qemu " + running.get().pid());
+                vm = QemuVm.attach(running.get(), dir);
+            } else {
+                VmImage image = VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()),
+                        pod.initrd() == null ? null : Path.of(pod.initrd()));
+                var command = QemuCommand.build(image, pod.cpus(), pod.memoryBytes(), dir, QemuCommand.kvmAvailable());
+                System.err.println("monitor " + ProcessHandle.current().pid() + ": " + String.join(" ", command));
+                QemuVm qemu = QemuVm.launch(command, dir, dir.resolve("monitor.log"));
+                long started = ProcessHandle.of(qemu.pid()).flatMap(h -> h.info().startInstant()).map(i -> i.toEpochMilli()).orElse(0L);
+                pod = pod.withVm(qemu.pid(), started, image.digest());
+                root.write(pod);
+                vm = qemu;
+            }
+            PodMonitor monitor;
+            try {
+                monitor = start(root, pod, vm, ClientOptions.DEFAULTS.withSync(BOOT_TIMEOUT, Duration.ofSeconds(3)));
+            } catch (IOException | RpcException | VmException | RuntimeException e) {
+                System.err.println("monitor: the VM's agent did not come up: " + e.getMessage() + "; stopping qemu");
+                try {
+                    vm.quit();
+                } catch (IOException ignored) {
+                    // qemu may be gone already
+                }
+                vm.awaitExit(Duration.ofSeconds(10));
+                vm.close();
+                return 1;
+            }
+            System.err.println("monitor: pod " + podName + " ready");
+            int exit = monitor.awaitVm();
+            System.err.println("monitor: qemu exited " + (exit >= 0 ? Integer.toString(exit) : "(not this monitor's child: status unknown)"));
+            monitor.close();
+            Files.deleteIfExists(dir.resolve("qmp.sock"));
+            Files.deleteIfExists(dir.resolve("agent.sock"));
+            return 0;
+        } catch (VmException | IOException e) {
+            System.err.println("monitor: " + e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            return 1;
+        }
+    }
+
+    /** qemu as the pod's state file names it, if that process still runs (same pid and start time). */
+    public static Optional<ProcessHandle> runningQemu(PodRecord pod) {
+        if (pod.qemuPid() <= 0) {
+            return Optional.empty();
+        }
+        return ProcessHandle.of(pod.qemuPid()).filter(ProcessHandle::isAlive)
+                .filter(h -> h.info().startInstant().map(i -> i.toEpochMilli() == pod.qemuStartedAt()).orElse(false));
+    }
+}

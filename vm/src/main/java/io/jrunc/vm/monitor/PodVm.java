@@ -1,0 +1,35 @@
+package io.jrunc.vm.monitor;
+
+import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * What the monitor needs of the VM it owns: the agent's channel and qemu's controls. {@link QemuVm} is
+ * the real one; the monitor's tests use a stand-in where no VM can boot (no VM image on the build host).
+ */
+public interface PodVm extends AutoCloseable {
+    /** A new connection to the agent's port (the chardev's Unix socket). */
+    ByteStream connectAgent() throws IOException;
+
+    long pid();
+
+    /** QMP query-status. */
+    String status() throws IOException;
+
+    void attachDisk(String serial, Path image) throws IOException;
+
+    void detachDisk(String serial) throws IOException;
+
+    /** Waits for qemu to exit; its exit code, -1 when unknown (not our child), null on timeout. */
+    Integer awaitExit(Duration timeout) throws InterruptedException;
+
+    /** QMP quit: ends qemu at once. */
+    void quit() throws IOException;
+
+    boolean isAlive();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,138 @@
+package io.jrunc.vm.monitor;
+
+import io.jrunc.vm.qemu.QmpClient;
+import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A pod's qemu: started by this monitor ({@link #launch}) or found running after a monitor died
+ * ({@link #attach}); controlled through QMP; the agent reached through the chardev socket.
+ */
+public final class QemuVm implements PodVm {
+    private static final Duration QMP_TIMEOUT = Duration.ofSeconds(30);
+
+    private final ProcessHandle qemu;
+    private final Process child;
+    private final Path podDir;
+    private final QmpClient qmp;
+
+    private QemuVm(ProcessHandle qemu, Process child, Path podDir, QmpClient qmp) {
+        this.qemu = qemu;
+        this.child = child;
+        this.podDir = podDir;
+        this.qmp = qmp;
+    }
+
+    /** Starts qemu with this command line, its stdout and stderr appended to {@code log}. */
+    public static QemuVm launch(List<String> command, Path podDir, Path log) throws IOException {
+        Files.deleteIfExists(podDir.resolve("qmp.sock"));
+        Files.deleteIfExists(podDir.resolve("agent.sock"));
+        Process p = new ProcessBuilder(command)
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .redirectErrorStream(true)
+                .start();
+        try {
+            return new QemuVm(p.toHandle(), p, podDir, connectQmp(p.toHandle(), podDir));
+        } catch (IOException e) {
+            p.destroyForcibly();
+            throw e;
+        }
+    }
+
+    /** Takes over a running qemu (the previous monitor died): QMP takes one client, and that one is gone. */
+    public static QemuVm attach(ProcessHandle qemu, Path podDir) throws IOException {
+        return new QemuVm(qemu, null, podDir, connectQmp(qemu, podDir));
+    }
+
+    private static QmpClient connectQmp(ProcessHandle qemu, Path podDir) throws IOException {
+        Path socket = podDir.resolve("qmp.sock");
+        long deadline = System.nanoTime() + QMP_TIMEOUT.toNanos();
+        IOException last = null;
+        while (System.nanoTime() < deadline && qemu.isAlive()) {
+            if (Files.exists(socket)) {
+                try {
+                    return QmpClient.connect(socket, QMP_TIMEOUT);
+                } catch (IOException e) {
+                    last = e;
+                }
+            }
+            sleep(50);
+        }
+        throw new IOException("cannot reach qemu's QMP socket " + socket
+                + (qemu.isAlive() ? "" : ": qemu exited (see monitor.log)") + (last == null ? "" : ": " + last.getMessage()));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public ByteStream connectAgent() throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        channel.connect(UnixDomainSocketAddress.of(podDir.resolve("agent.sock")));
+        return ByteStream.of(channel);
+    }
+
+    @Override
+    public long pid() {
+        return qemu.pid();
+    }
+
+    @Override
+    public String status() throws IOException {
+        return qmp.status();
+    }
+
+    @Override
+    public void attachDisk(String serial, Path image) throws IOException {
+        qmp.attachDisk(serial, image);
+    }
+
+    @Override
+    public void detachDisk(String serial) throws IOException {
+        qmp.detachDisk(serial, Duration.ofSeconds(20));
+    }
+
+    @Override
+    public Integer awaitExit(Duration timeout) throws InterruptedException {
+        if (child != null) {
+            return child.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? child.exitValue() : null;
+        }
+        try {
+            qemu.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return -1;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return null;
+        } catch (java.util.concurrent.ExecutionException e) {
+            return -1;
+        }
+    }
+
+    @Override
+    public void quit() throws IOException {
+        qmp.quit();
+    }
+
+    @Override
+    public boolean isAlive() {
+        return qemu.isAlive();
+    }
+
+    @Override
+    public void close() {
+        qmp.close();
+    }
+}

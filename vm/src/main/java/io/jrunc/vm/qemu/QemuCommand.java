@@ -1,0 +1,85 @@
+package io.jrunc.vm.qemu;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The qemu-system-x86_64 command line of a pod's VM.
+ *
+ * <ul>
+ * <li>Machine type {@code pc}: PCI hot-plug of virtio-blk works there under TCG (about 28 free slots);
+ * q35 needs root ports made at boot, microvm cannot hot-plug (shared/reference/vm.md).
+ * <li>KVM when /dev/kvm opens, TCG otherwise (this machine kind has no KVM).
+ * <li>The agent's channel: a virtio-serial port named {@value #AGENT_PORT} backed by a Unix socket
+ * chardev (server=on, wait=off: qemu listens, the monitor connects; one client at a time).
+ * <li>QMP on a Unix socket; the serial console to console.log; no display, no network device yet,
+ * no reboot (a guest reboot ends qemu, as power-off does).
+ * </ul>
+ */
+public final class QemuCommand {
+    public static final String BINARY = "qemu-system-x86_64";
+    /** The virtio-serial port's name; the agent finds its /dev/vportNpM by it in /sys/class/virtio-ports. */
+    public static final String AGENT_PORT = "jrunc.agent";
+
+    /**
+     * What the VM needs beyond the pod's memory, so that the pod's containers have what the pod was
+     * given (issue 9 section 3: at ready, MemAvailable >= pod memory - 3%). It covers the kernel's own
+     * (about 40 MiB with its page tables and struct pages for a few hundred MiB), the initramfs, which
+     * stays in RAM (about 72 MiB unpacked: a jlink'd runtime and the agent, shared/reference/vm.md),
+     * and the agent's JVM (heap, metaspace, code cache: about 64 MiB), with room to spare: a 320 MiB VM
+     * booting the Debian cloud kernel with a 2 MiB initramfs already had 105 MiB not available at
+     * "Memory:" time (PodLauncherTest's console log). Too much only costs host memory the guest never
+     * touches; too little breaks the promise. A first estimate, to be replaced by the agent side's
+     * measurement at ready.
+     */
+    public static final long AGENT_OVERHEAD_BYTES = 256L << 20;
+    /** The pod's memory when none is given (podman's pods have no default; a VM needs one). */
+    public static final long DEFAULT_POD_MEMORY = 512L << 20;
+
+    private QemuCommand() {
+    }
+
+    /** The VM's memory in MiB: the pod's plus the overhead, rounded up to a MiB. */
+    public static long vmMemoryMiB(long podMemoryBytes) {
+        long bytes = podMemoryBytes + AGENT_OVERHEAD_BYTES;
+        return (bytes + (1 << 20) - 1) >> 20;
+    }
+
+    @SuppressWarnings("try") // opening /dev/kvm is the test
+    public static boolean kvmAvailable() {
+        try (FileChannel ignored = FileChannel.open(Path.of("/dev/kvm"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return true;
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return false;
+        }
+    }
+
+    /**
+     * @param podDir where the sockets and the console log go
+     */
+    public static List<String> build(VmImage image, int cpus, long podMemoryBytes, Path podDir, boolean kvm) {
+        List<String> cmd = new ArrayList<>(List.of(BINARY,
+                "-machine", "pc,accel=" + (kvm ? "kvm" : "tcg"),
+                "-smp", Integer.toString(Math.max(1, cpus)),
+                "-m", vmMemoryMiB(podMemoryBytes) + "M",
+                "-nodefaults", "-no-user-config", "-no-reboot",
+                "-display", "none",
+                "-serial", "file:" + podDir.resolve("console.log"),
+                "-kernel", image.kernel().toString(),
+                "-initrd", image.initrd().toString(),
+                "-append", ("console=ttyS0 panic=-1 " + image.cmdline()).strip(),
+                "-device", "virtio-serial-pci,id=vser0",
+                "-chardev", "socket,id=ctl,path=" + podDir.resolve("agent.sock") + ",server=on,wait=off",
+                "-device", "virtserialport,bus=vser0.0,chardev=ctl,name=" + AGENT_PORT,
+                "-qmp", "unix:" + podDir.resolve("qmp.sock") + ",server=on,wait=off"));
+        // Under TCG the CPU model the agent's class data and AOT cache were trained in: a cache holding
+        // code for features the emulated CPU lacks dies with SIGILL (shared/reference/vm.md). The agent
+        // side trains and boots with -cpu max.
+        cmd.addAll(List.of("-cpu", kvm ? "host" : "max"));
+        return cmd;
+    }
+}

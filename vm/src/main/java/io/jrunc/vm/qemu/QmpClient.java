@@ -1,0 +1,247 @@
+package io.jrunc.vm.qemu;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A client of qemu's QMP (docs/interop/qmp-spec in qemu): JSON objects over a Unix socket. qemu greets
+ * with {"QMP": ...}; nothing but qmp_capabilities is accepted until that is sent; then each command
+ * answers {"return": ...} or {"error": {"class", "desc"}}, in order, with asynchronous {"event": ...}
+ * objects anywhere in between. One command at a time; a reader thread splits answers from events.
+ * qemu's QMP socket takes one client at a time, as its other socket chardevs do.
+ */
+public final class QmpClient implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonNode CLOSED = JSON.createObjectNode().put("closed", true);
+
+    private final SocketChannel channel;
+    private final BlockingQueue<JsonNode> answers = new LinkedBlockingQueue<>();
+    private final List<JsonNode> events = new ArrayList<>();
+    private final Duration timeout;
+
+    /** A QMP command answered with an error, or a socket that closed or stayed silent. */
+    public static final class QmpException extends IOException {
+        public QmpException(String message) {
+            super(message);
+        }
+    }
+
+    private QmpClient(SocketChannel channel, Duration timeout) {
+        this.channel = channel;
+        this.timeout = timeout;
+    }
+
+    /** Connects, reads the greeting and negotiates capabilities. */
+    public static QmpClient connect(Path socket, Duration timeout) throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+        QmpClient client = new QmpClient(channel, timeout);
+        Thread.ofPlatform().daemon().name("qmp-reader").start(client::readLoop);
+        try {
+            JsonNode greeting = client.next();
+            if (!greeting.has("QMP")) {
+                throw new QmpException("not a QMP greeting: " + greeting);
+            }
+            client.execute("qmp_capabilities", null);
+            return client;
+        } catch (IOException | RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    private void readLoop() {
+        try (InputStream in = Channels.newInputStream(channel);
+             MappingIterator<JsonNode> it = JSON.readerFor(JsonNode.class).readValues(in)) {
+            while (it.hasNextValue()) {
+                JsonNode message = it.nextValue();
+                if (message.has("event")) {
+                    synchronized (events) {
+                        events.add(message);
+                        events.notifyAll();
+                    }
+                } else {
+                    answers.add(message);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // the socket closed (qemu exited, or close()): callers learn it from CLOSED below
+        } finally {
+            answers.add(CLOSED);
+            synchronized (events) {
+                events.add(CLOSED);
+                events.notifyAll();
+            }
+        }
+    }
+
+    private JsonNode next() throws IOException {
+        try {
+            JsonNode answer = answers.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (answer == null) {
+                throw new QmpException("qemu did not answer on QMP within " + timeout.toSeconds() + " s");
+            }
+            if (answer == CLOSED) {
+                answers.add(CLOSED);
+                throw new QmpException("qemu closed the QMP socket");
+            }
+            return answer;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new QmpException("interrupted waiting for qemu");
+        }
+    }
+
+    /** Runs a command and returns its "return" value; an {"error"} answer throws with qemu's desc. */
+    public synchronized JsonNode execute(String command, ObjectNode arguments) throws IOException {
+        ObjectNode request = JSON.createObjectNode().put("execute", command);
+        if (arguments != null) {
+            request.set("arguments", arguments);
+        }
+        ByteBuffer bytes = ByteBuffer.wrap((JSON.writeValueAsString(request) + "\n").getBytes(StandardCharsets.UTF_8));
+        try {
+            while (bytes.hasRemaining()) {
+                channel.write(bytes);
+            }
+        } catch (IOException e) {
+            throw new QmpException("qemu closed the QMP socket (" + command + " not sent: " + e + ")");
+        }
+        JsonNode answer = next();
+        if (answer.has("error")) {
+            throw new QmpException(command + ": " + answer.path("error").path("desc").asText(answer.toString()));
+        }
+        return answer.path("return");
+    }
+
+    public static ObjectNode args() {
+        return JSON.createObjectNode();
+    }
+
+    /** query-status: "running", "paused", "prelaunch", "shutdown", ... */
+    public String status() throws IOException {
+        return execute("query-status", null).path("status").asText();
+    }
+
+    /**
+     * Attaches an image read-only as a virtio-blk disk with this serial: a blockdev node and a device,
+     * both named by the serial. On machine type pc this is a PCI hot-plug the guest sees in about a second.
+     */
+    public void attachDisk(String serial, Path image) throws IOException {
+        ObjectNode blockdev = args().put("driver", "raw").put("node-name", serial).put("read-only", true);
+        blockdev.putObject("file").put("driver", "file").put("filename", image.toString()).put("read-only", true);
+        execute("blockdev-add", blockdev);
+        try {
+            execute("device_add", args().put("driver", "virtio-blk-pci").put("id", serial)
+                    .put("drive", serial).put("serial", serial));
+        } catch (IOException e) {
+            try {
+                execute("blockdev-del", args().put("node-name", serial));
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Unplugs the disk: device_del asks the guest to let go (ACPI), DEVICE_DELETED says it did, then the
+     * blockdev node can go. A disk the guest never released stays attached until the VM ends.
+     */
+    public void detachDisk(String serial, Duration wait) throws IOException {
+        int seen = eventCount();
+        try {
+            execute("device_del", args().put("id", serial));
+        } catch (QmpException e) {
+            if (!e.getMessage().contains("not found")) {
+                throw e;
+            }
+        }
+        if (!awaitEvent(seen, ev -> "DEVICE_DELETED".equals(ev.path("event").asText())
+                && serial.equals(ev.path("data").path("device").asText()), wait)) {
+            throw new QmpException("the guest did not release disk " + serial + " within " + wait.toSeconds() + " s");
+        }
+        execute("blockdev-del", args().put("node-name", serial));
+    }
+
+    public int eventCount() {
+        synchronized (events) {
+            return events.size();
+        }
+    }
+
+    /** Waits for an event after the first {@code from} ones that matches; false on timeout. */
+    public boolean awaitEvent(int from, Predicate<JsonNode> match, Duration wait) throws QmpException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (events) {
+            int i = from;
+            while (true) {
+                for (; i < events.size(); i++) {
+                    JsonNode ev = events.get(i);
+                    if (ev == CLOSED) {
+                        throw new QmpException("qemu closed the QMP socket");
+                    }
+                    if (match.test(ev)) {
+                        return true;
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    events.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new QmpException("interrupted waiting for a QMP event");
+                }
+            }
+        }
+    }
+
+    public void quit() throws IOException {
+        try {
+            execute("quit", null);
+        } catch (QmpException e) {
+            // qemu may close the socket before its answer is read
+            if (!e.getMessage().contains("closed")) {
+                throw e;
+            }
+        }
+    }
+
+    public void powerdown() throws IOException {
+        execute("system_powerdown", null);
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // nothing to do about a socket that will not close
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.jrunc.vm.spec;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.vm.VmException;
+import java.util.List;
+
+/**
+ * Turns a bundle's config.json into the config a container in a pod gets (issue 9, section 3), field by
+ * field:
+ * <ul>
+ * <li>linux.resources: the bundle's, with memory.limit replaced by --memory and cpu.quota/period by
+ * --cpus (quota = cpus x period, period 100000 us, as podman writes --cpus);
+ * <li>linux.namespaces: the network namespace removed, since a container uses the pod's network (the
+ * guest's own); every other namespace passed through;
+ * <li>hostname: the pod's (the hostname is the pod's, shared/design/guest-init.md);
+ * <li>linux.sysctl: refused, since kernel parameters are the pod's (containers share one kernel);
+ * <li>root: readonly false is marked with the {@link #ROOT_OVERLAY} annotation, which the guest reads as
+ * "mount the image read-only with a tmpfs overlay upper layer" (lost on rm); root.path becomes
+ * "rootfs" (the guest mounts the image, the host path means nothing there);
+ * <li>process.args: replaced by the command line's CMD when one is given;
+ * <li>everything else passed through unchanged.
+ * </ul>
+ */
+public final class SpecBuilder {
+    /** Annotation asking the guest for a tmpfs overlay over the read-only image. */
+    public static final String ROOT_OVERLAY = "io.jrunc.vm.root-overlay";
+    static final long CPU_PERIOD = 100_000;
+
+    /** What the command line and the pod decide. Null/zero/empty leaves the bundle's value. */
+    public record Overrides(long memoryBytes, double cpus, List<String> args, String podHostname) {
+    }
+
+    private SpecBuilder() {
+    }
+
+    public static ObjectNode build(Bundle bundle, Overrides o) throws VmException {
+        ObjectNode config = bundle.config().deepCopy();
+        ObjectNode linux = config.has("linux") && config.get("linux").isObject() ? (ObjectNode) config.get("linux") : null;
+
+        if (linux != null) {
+            JsonNode sysctl = linux.get("sysctl");
+            if (sysctl != null && !sysctl.isNull() && !(sysctl.isObject() && sysctl.isEmpty())) {
+                throw new VmException(bundle.dir().resolve("config.json")
+                        + ": linux.sysctl is refused: kernel parameters belong to the pod (jrunc-vm pod create --sysctl)");
+            }
+            JsonNode namespaces = linux.get("namespaces");
+            if (namespaces instanceof ArrayNode list) {
+                for (int i = list.size() - 1; i >= 0; i--) {
+                    if ("network".equals(list.get(i).path("type").asText())) {
+                        list.remove(i);
+                    }
+                }
+            }
+        }
+
+        if (o.memoryBytes() > 0 || o.cpus() > 0) {
+            if (linux == null) {
+                linux = config.putObject("linux");
+            }
+            ObjectNode resources = object(linux, "resources");
+            if (o.memoryBytes() > 0) {
+                object(resources, "memory").put("limit", o.memoryBytes());
+            }
+            if (o.cpus() > 0) {
+                ObjectNode cpu = object(resources, "cpu");
+                cpu.put("quota", Math.round(o.cpus() * CPU_PERIOD));
+                cpu.put("period", CPU_PERIOD);
+            }
+        }
+
+        if (o.podHostname() != null && !o.podHostname().isEmpty()) {
+            config.put("hostname", o.podHostname());
+        }
+
+        ObjectNode root = object(config, "root");
+        root.put("path", "rootfs");
+        if (!root.path("readonly").asBoolean(false)) {
+            object(config, "annotations").put(ROOT_OVERLAY, "tmpfs");
+        }
+
+        if (o.args() != null && !o.args().isEmpty()) {
+            ArrayNode args = object(config, "process").putArray("args");
+            o.args().forEach(args::add);
+        }
+        return config;
+    }
+
+    public static byte[] toBytes(ObjectNode config) {
+        try {
+            return Bundle.JSON.writeValueAsBytes(config);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static ObjectNode object(ObjectNode parent, String field) {
+        JsonNode node = parent.get(field);
+        if (node instanceof ObjectNode o) {
+            return o;
+        }
+        return parent.putObject(field);
+    }
+}

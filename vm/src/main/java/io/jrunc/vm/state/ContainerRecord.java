@@ -1,0 +1,32 @@
+package io.jrunc.vm.state;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.List;
+
+/**
+ * A container's state file (ROOT/pods/POD/containers/NAME/container.json). The guest is the source of
+ * truth for what runs; this holds what the host made (bundle, image, serial) and the last state seen,
+ * which is what a stopped pod's containers report.
+ *
+ * @param serial    the virtio-blk serial of its root filesystem image
+ * @param lastState created, running or stopped, as last seen
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record ContainerRecord(
+        String name,
+        String pod,
+        String bundle,
+        String serial,
+        List<String> args,
+        long createdAt,
+        String lastState,
+        int exitCode) {
+
+    public ContainerRecord {
+        args = args == null ? List.of() : List.copyOf(args);
+    }
+
+    public ContainerRecord withState(String state, int exit) {
+        return new ContainerRecord(name, pod, bundle, serial, args, createdAt, state, exit);
+    }
+}

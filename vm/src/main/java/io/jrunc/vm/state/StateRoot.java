@@ -1,0 +1,205 @@
+package io.jrunc.vm.state;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.jrunc.vm.VmException;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The state root (/run/jrunc-vm, --root) and its layout:
+ * <pre>
+ * ROOT/lock                                  flock held while names are allocated or given up
+ * ROOT/pods/P/pod.json                       PodRecord
+ * ROOT/pods/P/monitor.sock                   the pod monitor's ttRPC socket (CLI clients)
+ * ROOT/pods/P/monitor.lock                   flock held by the live monitor for its whole life
+ * ROOT/pods/P/qmp.sock, agent.sock           qemu's QMP and the agent port's chardev (the monitor's alone)
+ * ROOT/pods/P/console.log, monitor.log       the VM's serial console; the monitor's own log and qemu's stderr
+ * ROOT/pods/P/containers/C/container.json    ContainerRecord
+ * ROOT/pods/P/containers/C/config.json       the spec builder's output
+ * ROOT/pods/P/containers/C/rootfs.img        the ext4 image of the bundle's rootfs
+ * ROOT/pods/P/containers/C/stdout.log, stderr.log   the container's output (kept across pod stop)
+ * </pre>
+ * State files are written to a temporary name and renamed, so a reader never sees half of one.
+ */
+public final class StateRoot {
+    public static final Path DEFAULT = Path.of("/run/jrunc-vm");
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final Path root;
+
+    public StateRoot(Path root) {
+        this.root = root.toAbsolutePath();
+    }
+
+    public Path path() {
+        return root;
+    }
+
+    public Path podDir(String pod) {
+        return root.resolve("pods").resolve(pod);
+    }
+
+    public Path containerDir(String pod, String container) {
+        return podDir(pod).resolve("containers").resolve(container);
+    }
+
+    /** Holds ROOT/lock until closed: allocation of names and removal are serialised across processes. */
+    public AutoCloseable lock() throws VmException {
+        try {
+            Files.createDirectories(root);
+            FileChannel channel = FileChannel.open(root.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = channel.lock();
+            return () -> {
+                lock.release();
+                channel.close();
+            };
+        } catch (IOException e) {
+            throw new VmException("cannot lock the state root " + root + ": " + e.getMessage(), e);
+        }
+    }
+
+    public List<PodRecord> pods() throws VmException {
+        List<PodRecord> pods = new ArrayList<>();
+        for (String name : list(root.resolve("pods"))) {
+            pod(name).ifPresent(pods::add);
+        }
+        return pods;
+    }
+
+    public Optional<PodRecord> pod(String name) throws VmException {
+        return read(podDir(name).resolve("pod.json"), PodRecord.class);
+    }
+
+    public void write(PodRecord pod) throws VmException {
+        write(podDir(pod.name()).resolve("pod.json"), pod);
+    }
+
+    public List<ContainerRecord> containers(String pod) throws VmException {
+        List<ContainerRecord> containers = new ArrayList<>();
+        for (String name : list(podDir(pod).resolve("containers"))) {
+            read(containerDir(pod, name).resolve("container.json"), ContainerRecord.class).ifPresent(containers::add);
+        }
+        return containers;
+    }
+
+    public List<ContainerRecord> containers() throws VmException {
+        List<ContainerRecord> all = new ArrayList<>();
+        for (PodRecord pod : pods()) {
+            all.addAll(containers(pod.name()));
+        }
+        return all;
+    }
+
+    /** The container of that name in any pod (names are unique across pods). */
+    public Optional<ContainerRecord> container(String name) throws VmException {
+        for (String pod : list(root.resolve("pods"))) {
+            Optional<ContainerRecord> c = read(containerDir(pod, name).resolve("container.json"), ContainerRecord.class);
+            if (c.isPresent()) {
+                return c;
+            }
+        }
+        return Optional.empty();
+    }
+
+    public void write(ContainerRecord container) throws VmException {
+        write(containerDir(container.pod(), container.name()).resolve("container.json"), container);
+    }
+
+    private static List<String> list(Path dir) throws VmException {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path p : entries) {
+                names.add(p.getFileName().toString());
+            }
+        } catch (NoSuchFileException e) {
+            return names;
+        } catch (IOException e) {
+            throw new VmException("cannot read " + dir + ": " + e.getMessage(), e);
+        }
+        names.sort(null);
+        return names;
+    }
+
+    private static <T> Optional<T> read(Path file, Class<T> type) throws VmException {
+        try {
+            return Optional.of(JSON.readValue(Files.readAllBytes(file), type));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new VmException("state file " + file + " is unreadable: " + e.getMessage(), e);
+        }
+    }
+
+    private static void write(Path file, Object value) throws VmException {
+        try {
+            Files.createDirectories(file.getParent());
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.write(tmp, JSON.writeValueAsBytes(value));
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new VmException("cannot write state file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    public static String toJson(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Removes a container's directory, and the pod's containers/ directory when it was the last. */
+    public void removeContainer(String pod, String container) throws VmException {
+        removeTree(containerDir(pod, container));
+        try {
+            Files.deleteIfExists(podDir(pod).resolve("containers"));
+        } catch (java.nio.file.DirectoryNotEmptyException e) {
+            // other containers remain
+        } catch (IOException e) {
+            throw new VmException("cannot remove " + podDir(pod).resolve("containers") + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Removes a directory tree; absent is fine. */
+    public static void removeTree(Path dir) throws VmException {
+        try {
+            if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                return;
+            }
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                    if (e != null) {
+                        throw e;
+                    }
+                    Files.deleteIfExists(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            throw new VmException("cannot remove " + dir + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package io.jrunc.vm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jrunc.vm.monitor.MonitorLink;
+import io.jrunc.vm.state.ContainerRecord;
+import io.jrunc.vm.state.StateRoot;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The CLI's bad input (issue 9 section 3): one error line naming the flag, file or name at fault, exit
+ * 125, nothing left in the state root, and no monitor (so no qemu) ever started: the starter here
+ * fails the test if it is called. The CLI runs in-process through {@link Main#run}.
+ */
+class BadInputTest {
+    @TempDir
+    Path tmp;
+    Path root;
+    Path bundle;
+    boolean monitorStarted;
+
+    record Result(int code, String out, String err) {
+    }
+
+    @BeforeEach
+    void setUp() throws IOException {
+        root = tmp.resolve("state");
+        bundle = tmp.resolve("bundle");
+        Files.createDirectories(bundle.resolve("rootfs/bin"));
+        Files.writeString(bundle.resolve("config.json"), """
+                {"ociVersion": "1.0.2", "process": {"args": ["sh"], "cwd": "/"}, "root": {"path": "rootfs"}}""");
+    }
+
+    Result run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] all = Stream.concat(Stream.of("--root", root.toString()), Stream.of(args)).toArray(String[]::new);
+        MonitorLink.Starter starter = (r, pod) -> {
+            monitorStarted = true;
+            throw new IOException("this test starts no monitor");
+        };
+        int code = Main.run(all, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), starter);
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    Set<String> stateFiles() throws IOException {
+        if (!Files.exists(root)) {
+            return Set.of();
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(p -> !p.equals(root) && !p.getFileName().toString().equals("lock"))
+                    .map(p -> root.relativize(p).toString()).collect(Collectors.toSet());
+        }
+    }
+
+    /** Runs a bad command: 125, one line naming {@code named}, the state root as it was, no monitor. */
+    void refused(String named, String... args) throws IOException {
+        Set<String> before = stateFiles();
+        Result r = run(args);
+        assertEquals(125, r.code(), String.join(" ", args) + ": " + r.err());
+        assertEquals(1, r.err().lines().count(), "one line: " + r.err());
+        assertTrue(r.err().startsWith("jrunc-vm: ") && r.err().contains(named), "names " + named + ": " + r.err());
+        assertFalse(r.err().contains("Exception") || r.err().contains("\tat "), "no stack trace: " + r.err());
+        assertEquals(before, stateFiles(), "nothing left behind by " + String.join(" ", args));
+        assertFalse(monitorStarted, "no monitor (and so no qemu) started");
+        try (Stream<Path> s = Files.walk(tmp)) {
+            assertTrue(s.noneMatch(p -> p.getFileName().toString().endsWith(".img")), "no image file left");
+        }
+    }
+
+    @Test
+    void missingBundle() throws IOException {
+        refused("nope", "create", "--name", "c1", tmp.resolve("nope").toString());
+        refused("nope", "run", tmp.resolve("nope").toString());
+    }
+
+    @Test
+    void configThatDoesNotParse() throws IOException {
+        Files.writeString(bundle.resolve("config.json"), "{\"process\": [1,");
+        refused("config.json", "create", "--name", "c1", bundle.toString());
+    }
+
+    @Test
+    void missingConfig() throws IOException {
+        Files.delete(bundle.resolve("config.json"));
+        refused("config.json", "create", bundle.toString());
+    }
+
+    @Test
+    void sysctlInTheBundleIsRefused() throws IOException {
+        Files.writeString(bundle.resolve("config.json"), """
+                {"process": {"args": ["sh"]}, "root": {"path": "rootfs"}, "linux": {"sysctl": {"kernel.shmmax": "1"}}}""");
+        refused("linux.sysctl", "create", bundle.toString());
+    }
+
+    @Test
+    void unknownPod() throws IOException {
+        refused("nopod", "create", "--pod", "nopod", "--name", "c1", bundle.toString());
+        refused("nopod", "pod", "start", "nopod");
+        refused("nopod", "pod", "inspect", "nopod");
+        refused("nopod", "pod", "rm", "nopod");
+        refused("nocontainer", "start", "nocontainer");
+        refused("nocontainer", "logs", "nocontainer");
+    }
+
+    @Test
+    void duplicateNames() throws Exception {
+        Result first = run("pod", "create", "--name", "p1");
+        assertEquals(0, first.code(), first.err());
+        assertEquals("p1\n", first.out());
+        refused("p1", "pod", "create", "--name", "p1");
+        // a container of that name in p1 (written directly: making one needs a VM)
+        new StateRoot(root).write(new ContainerRecord("c1", "p1", bundle.toString(), "jr00", List.of(), 0, "stopped", 0));
+        refused("c1", "create", "--pod", "p1", "--name", "c1", bundle.toString());
+        refused("c1", "create", "--name", "c1", bundle.toString()); // no anonymous pod left behind either
+    }
+
+    @Test
+    void sizesThatDoNotParse() throws IOException {
+        refused("--memory", "pod", "create", "--name", "p2", "--memory", "12x");
+        refused("--memory", "create", "--name", "c2", "--memory", "lots", bundle.toString());
+        refused("--memory", "run", "-m", "1.2.3g", bundle.toString());
+    }
+
+    @Test
+    void otherBadFlags() throws IOException {
+        refused("--add-host", "pod", "create", "--add-host", "nocolon");
+        refused("--dns", "pod", "create", "--dns", "not-an-ip");
+        refused("--sysctl", "pod", "create", "--sysctl", "novalue");
+        refused("pod name", "pod", "create", "--name", "bad/name");
+        refused("--kernel", "pod", "create", "--kernel", tmp.resolve("nokernel").toString(), "--initrd", tmp.resolve("x").toString());
+        refused("--bogus", "pod", "create", "--bogus");
+        refused("--format", "ls", "--format", "yaml");
+        refused("--signal", "kill", "-s", "NOTASIG", "c");
+    }
+
+    @Test
+    void aCreateThatFailsLateLeavesNothingEither() throws IOException {
+        // An image that exists (so the early checks pass) and a monitor that cannot start: the container's
+        // image file, its directory, and the anonymous pod made for it must all go again.
+        Path kernel = Files.writeString(tmp.resolve("vmlinuz"), "not a kernel");
+        Path initrd = Files.writeString(tmp.resolve("initramfs.cpio"), "not an initramfs");
+        assertEquals(0, run("pod", "create", "--name", "p4", "--kernel", kernel.toString(), "--initrd", initrd.toString()).code());
+        Set<String> before = stateFiles();
+        Result named = run("create", "--pod", "p4", "--name", "c4", bundle.toString());
+        assertEquals(125, named.code(), named.err());
+        assertTrue(named.err().contains("monitor") && named.err().contains("p4"), named.err());
+        assertTrue(monitorStarted, "this create got as far as starting the VM");
+        assertEquals(before, stateFiles(), "the container's directory and image are gone");
+        try (Stream<Path> s = Files.walk(tmp)) {
+            assertTrue(s.noneMatch(p -> p.getFileName().toString().endsWith(".img")), "no image file left");
+        }
+        assertEquals(0, run("pod", "rm", "p4").code());
+        assertEquals(Set.of("pods"), stateFiles());
+    }
+
+    @Test
+    void podRulesThatNeedNoVm() throws Exception {
+        StateRoot state = new StateRoot(root);
+        assertEquals(0, run("pod", "create", "--name", "named").code());
+        state.write(new io.jrunc.vm.state.PodRecord("anon-1", true, 1, 1 << 29, "h", List.of(), List.of(), java.util.Map.of(),
+                null, null, 0, 0, 0, null));
+        state.write(new ContainerRecord("kept", "named", bundle.toString(), "jr01", List.of(), 0, "stopped", 0));
+
+        // a pod with a container is refused without -f, naming it
+        Result refusedRm = run("pod", "rm", "named");
+        assertEquals(125, refusedRm.code());
+        assertTrue(refusedRm.err().contains("\"named\"") && refusedRm.err().contains("-f"), refusedRm.err());
+        assertTrue(state.container("kept").isPresent());
+
+        // prune takes anonymous pods only, unless --all
+        Result prune = run("pod", "prune");
+        assertEquals("anon-1\n", prune.out(), prune.err());
+        assertTrue(state.pod("named").isPresent());
+        assertTrue(state.pod("anon-1").isEmpty());
+
+        // a stopped container keeps its name; rm frees it
+        refused("kept", "create", "--pod", "named", "--name", "kept", bundle.toString());
+        assertEquals(0, run("rm", "kept").code());
+        assertTrue(state.container("kept").isEmpty());
+
+        assertEquals("named\n", run("pod", "prune", "--all").out());
+        assertEquals(Set.of("pods"), stateFiles());
+        assertFalse(monitorStarted);
+    }
+
+    @Test
+    void helpOnEveryCommand() {
+        for (String[] cmd : new String[][] {{}, {"pod"}, {"pod", "create"}, {"pod", "start"}, {"pod", "stop"}, {"pod", "rm"},
+                {"pod", "inspect"}, {"pod", "ls"}, {"pod", "prune"}, {"create"}, {"start"}, {"stop"}, {"kill"}, {"rm"},
+                {"ls"}, {"inspect"}, {"logs"}, {"stats"}, {"exec"}, {"run"}}) {
+            String[] args = Stream.concat(Stream.of(cmd), Stream.of("--help")).toArray(String[]::new);
+            Result r = run(args);
+            assertEquals(0, r.code(), String.join(" ", args) + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: jrunc-vm"), r.out());
+        }
+    }
+
+    @Test
+    void emptyStateListsNothing() {
+        Result pods = run("pod", "ls", "--format", "json");
+        assertEquals(0, pods.code(), pods.err());
+        assertEquals("[ ]", pods.out().strip());
+        Result containers = run("ls");
+        assertEquals(0, containers.code(), containers.err());
+        assertEquals("NAME  POD  STATUS  COMMAND  BUNDLE", containers.out().strip());
+    }
+
+    @Test
+    void aPodWithoutAVmIsCreatedThenRemoved() throws IOException {
+        assertEquals(0, run("pod", "create", "--name", "p3", "--memory", "256m", "--cpus", "2", "--dns", "10.0.0.1",
+                "--add-host", "db:10.0.0.2", "--sysctl", "net.ipv4.ip_forward=1").code());
+        Result inspect = run("pod", "inspect", "p3");
+        assertEquals(0, inspect.code(), inspect.err());
+        assertTrue(inspect.out().contains("\"state\" : \"created\"") && inspect.out().contains("\"memory\" : \"256m\""), inspect.out());
+        Result ls = run("pod", "ls");
+        assertTrue(ls.out().contains("p3") && ls.out().contains("created"), ls.out());
+        assertEquals(0, run("pod", "rm", "p3").code());
+        assertEquals(Set.of("pods"), stateFiles());
+        assertFalse(monitorStarted);
+    }
+}

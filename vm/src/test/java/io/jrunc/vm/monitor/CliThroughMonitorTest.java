@@ -1,0 +1,153 @@
+package io.jrunc.vm.monitor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jrunc.vm.cli.Main;
+import io.jrunc.vm.state.ContainerRecord;
+import io.jrunc.vm.state.PodRecord;
+import io.jrunc.vm.state.StateRoot;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The container commands end to end on the host: the CLI (in-process) -> the pod monitor -> the
+ * stand-in guest (StandInGuest: the protocol's real server with canned agent behaviour, since no VM
+ * boots on the build host). The pod's "qemu" is this JVM (its pid and start time in pod.json), so the
+ * pod counts as running; the monitor is started in-process by the CLI's starter.
+ */
+class CliThroughMonitorTest {
+    @TempDir
+    Path dir;
+    StateRoot root;
+    StandInGuest guest;
+    PodMonitor monitor;
+    int starts;
+
+    record Result(int code, String out, String err) {
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        root = new StateRoot(dir);
+        ProcessHandle self = ProcessHandle.current();
+        PodRecord pod = new PodRecord("p1", false, 1, 256L << 20, "podhost", List.of(), List.of(), Map.of(), null, null, 1,
+                self.pid(), self.info().startInstant().orElseThrow().toEpochMilli(), "sha256:x");
+        root.write(pod);
+        root.write(new ContainerRecord("c1", "p1", "/bundle", "jr01", List.of("sleep", "9"), 1, "running", 0));
+        guest = new StandInGuest(root.podDir("p1").resolve("agent.sock"));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (monitor != null) {
+            monitor.close();
+        }
+        guest.close();
+    }
+
+    Result run(String stdin, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        InputStream saved = System.in;
+        if (stdin != null) {
+            System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
+        }
+        try {
+            String[] all = Stream.concat(Stream.of("--root", dir.toString()), Stream.of(args)).toArray(String[]::new);
+            int code = Main.run(all, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                    (r, pod) -> {
+                        starts++;
+                        try {
+                            monitor = PodMonitor.start(root, root.pod(pod).orElseThrow(), new StandInVm(root.podDir(pod).resolve("agent.sock")),
+                                    MonitorTest.FAST);
+                        } catch (Exception e) {
+                            throw new java.io.IOException(e);
+                        }
+                        return null;
+                    });
+            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setIn(saved);
+        }
+    }
+
+    @Test
+    void execPassesOutputStdinAndStatus() {
+        Result r = run("ping\n", "exec", "-i", "c1", "cat");
+        assertEquals(7, r.code(), r.err());
+        assertEquals("out\n", r.out());
+        assertEquals("err\n", r.err());
+        assertEquals(1, starts, "the first call started the monitor");
+        assertTrue(guest.execs.getFirst().endsWith(":cat"), guest.execs.toString());
+        assertEquals("ping\n", guest.stdin.toString());
+        assertTrue(guest.stdinClosed.get(), "end of stdin closes the process's stdin");
+
+        Result again = run(null, "exec", "c1", "true");
+        assertEquals(7, again.code());
+        assertEquals(1, starts, "the live monitor is reused");
+    }
+
+    @Test
+    void aCommandNotFoundIs127() {
+        Result r = run(null, "exec", "c1", "/bin/no-such");
+        assertEquals(127, r.code(), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains("executable file not found"), r.err());
+    }
+
+    @Test
+    void lsInspectKillStop() throws Exception {
+        Result ls = run(null, "ls", "--format", "json");
+        assertEquals(0, ls.code(), ls.err());
+        assertTrue(ls.out().contains("\"state\" : \"running\""), ls.out());
+        Result inspect = run(null, "inspect", "c1");
+        assertTrue(inspect.out().contains("\"pid\" : 7"), inspect.out());
+        assertEquals(0, run(null, "kill", "-s", "TERM", "c1").code());
+        assertEquals(List.of("c1:15"), guest.signals);
+        assertEquals(0, run(null, "stop", "-t", "1", "c1").code());
+        assertEquals("stopped", root.container("c1").orElseThrow().lastState());
+        assertEquals(143, root.container("c1").orElseThrow().exitCode());
+        Result pod = run(null, "pod", "inspect", "p1");
+        assertTrue(pod.out().contains("\"agent\" : \"stand-in 1.0\""), pod.out());
+    }
+
+    @Test
+    void runCreatesStartsFollowsTheLogAndRemoves() throws Exception {
+        Path bundle = dir.resolve("bundle");
+        java.nio.file.Files.createDirectories(bundle.resolve("rootfs/bin"));
+        java.nio.file.Files.writeString(bundle.resolve("config.json"), """
+                {"process": {"args": ["sh"]}, "root": {"path": "rootfs"}, "hostname": "x",
+                 "linux": {"namespaces": [{"type": "network"}, {"type": "pid"}]}}""");
+        Result r = run(null, "run", "--rm", "--pod", "p1", "--name", "c2", "-m", "64m", bundle.toString(), "echo", "hi");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("hello from c2\n", r.out(), "run shows the container's output, from its log");
+        var create = guest.created.getFirst();
+        assertEquals("c2", create.getId());
+        String config = create.getOciConfig().toStringUtf8();
+        assertTrue(config.contains("\"hostname\":\"podhost\"") && config.contains("\"limit\":67108864")
+                && !config.contains("network") && config.contains("[\"echo\",\"hi\"]"), config);
+        assertEquals(List.of("c2"), guest.started);
+        assertEquals(List.of("c2"), guest.removed, "--rm removed it");
+        assertTrue(root.container("c2").isEmpty());
+        assertTrue(java.nio.file.Files.notExists(root.containerDir("p1", "c2")), "its image and logs went with it");
+    }
+
+    @Test
+    void rmRemovesInTheGuestUnplugsAndFreesTheName() throws Exception {
+        assertEquals(0, run(null, "rm", "-f", "c1").code());
+        assertEquals(List.of("c1"), guest.removed);
+        assertTrue(root.container("c1").isEmpty());
+    }
+}

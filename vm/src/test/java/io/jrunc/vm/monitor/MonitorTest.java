@@ -1,0 +1,186 @@
+package io.jrunc.vm.monitor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.jrunc.vm.VmException;
+import io.jrunc.vm.monitor.pb.AddContainerRequest;
+import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
+import io.jrunc.vm.monitor.pb.StatusRequest;
+import io.jrunc.vm.monitor.pb.StatusResponse;
+import io.jrunc.vm.state.PodRecord;
+import io.jrunc.vm.state.StateRoot;
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.AgentProtocol;
+import io.jrunc.vminit.protocol.pb.v1.InspectContainerRequest;
+import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.vminit.protocol.ttrpc.ServerOptions;
+import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The pod monitor against a stand-in guest (StandInGuest: the protocol's real port server behind an
+ * emulated qemu chardev, since no VM boots on the build host) and a stand-in VM without qemu
+ * (StandInVm; QMP itself is QmpClientTest's). Checks the pass-through, the monitor's own service, the
+ * output log, and the reconnect: a monitor killed mid-frame is replaced by the next CLI call, and the
+ * new one is served after the protocol resynchronises.
+ */
+class MonitorTest {
+    static final ClientOptions FAST = ClientOptions.DEFAULTS.withSync(Duration.ofSeconds(10), Duration.ofMillis(400))
+            .withCallTimeout(Duration.ofSeconds(10));
+
+    @TempDir
+    Path dir;
+    StateRoot root;
+    PodRecord pod;
+    StandInGuest guest;
+    StandInVm vm;
+    PodMonitor monitor;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        root = new StateRoot(dir);
+        pod = new PodRecord("p1", false, 1, 256L << 20, "podhost", List.of("10.0.0.1"), List.of("db:10.0.0.2"),
+                Map.of("net.ipv4.ip_forward", "1"), null, null, 1, 0, 0, "sha256:booted");
+        root.write(pod);
+        guest = new StandInGuest(root.podDir("p1").resolve("agent.sock"));
+        vm = new StandInVm(root.podDir("p1").resolve("agent.sock"));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (monitor != null) {
+            monitor.close();
+        }
+        guest.close();
+    }
+
+    MonitorLink link(AtomicInteger starts) {
+        return new MonitorLink(root, (r, p) -> {
+            starts.incrementAndGet();
+            try {
+                monitor = PodMonitor.start(root, pod, vm, FAST);
+            } catch (Exception e) {
+                throw new java.io.IOException(e);
+            }
+            return null;
+        }, Duration.ofSeconds(20));
+    }
+
+    @Test
+    void configuresThePodAndPassesAgentCallsThrough() throws Exception {
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        assertEquals(1, guest.configured.size());
+        var configure = guest.configured.getFirst();
+        assertEquals("podhost", configure.getHostname());
+        assertEquals(List.of("10.0.0.1"), configure.getDns().getNameserversList());
+        assertEquals("10.0.0.2", configure.getHosts(0).getIp());
+        assertEquals("db", configure.getHosts(0).getNames(0));
+        assertEquals("1", configure.getSysctlsMap().get("net.ipv4.ip_forward"));
+
+        AtomicInteger starts = new AtomicInteger();
+        try (AgentClient client = link(starts).connect("p1")) {
+            assertEquals(0, starts.get(), "a live monitor is used, not replaced");
+            assertEquals("stand-in", client.agentVersion().getAgent(), "Version passes through");
+            assertEquals("c9", client.call(AgentMethods.Containers.INSPECT, InspectContainerRequest.newBuilder().setId("c9").build())
+                    .getContainer().getId());
+            RpcException missing = assertThrows(RpcException.class, () -> client.call(AgentMethods.Containers.INSPECT,
+                    InspectContainerRequest.newBuilder().setId("missing1").build()));
+            assertEquals(Code.NOT_FOUND, missing.code(), "the agent's code passes through");
+
+            StatusResponse status = client.call(MonitorMethods.STATUS, StatusRequest.getDefaultInstance());
+            assertEquals("running", status.getVmStatus());
+            assertEquals("sha256:booted", status.getBootedDigest());
+            assertEquals(AgentProtocol.MAJOR, status.getAgentMajor());
+
+            int pid = client.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId("c2")
+                    .setSerial("jr00aa").setImage("/x/rootfs.img").setOciConfig(ByteString.copyFromUtf8("{}")).build()).getPid();
+            assertEquals(42, pid);
+            assertEquals(List.of("jr00aa=/x/rootfs.img"), vm.attached);
+            assertEquals("jr00aa", guest.created.getFirst().getRootfs().getSerial());
+            assertEquals("ext4", guest.created.getFirst().getRootfs().getFsType());
+
+            client.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId("c2").setSerial("jr00aa").build());
+            assertEquals(List.of("c2"), guest.removed);
+            assertEquals(List.of("jr00aa"), vm.detached, "rm unplugs the disk");
+        }
+    }
+
+    @Test
+    void copiesARunningContainersOutputToItsLog() throws Exception {
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        Path log = root.containerDir("p1", "c1").resolve("stdout.log");
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!(Files.exists(log) && Files.readString(log).equals("hello\n")) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals("hello\n", Files.readString(log));
+        assertTrue(Files.exists(root.containerDir("p1", "c1").resolve("stderr.log")));
+    }
+
+    @Test
+    void aMonitorKilledMidFrameIsReplacedByTheNextCall() throws Exception {
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        PodMonitor first = monitor;
+        // The monitor dies half way through writing a request to the agent: its socket is gone, and
+        // the guest's port holds half a frame.
+        vm.dieMidFrame();
+        first.close();
+        monitor = null;
+        assertFalse(Files.exists(PodMonitor.socket(root, "p1")));
+
+        AtomicInteger starts = new AtomicInteger();
+        long t0 = System.nanoTime();
+        try (AgentClient client = link(starts).connect("p1")) {
+            assertEquals(1, starts.get(), "the next call started a new monitor");
+            assertEquals("c3", client.call(AgentMethods.Containers.INSPECT, InspectContainerRequest.newBuilder().setId("c3").build())
+                    .getContainer().getId());
+        }
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos(), "resynchronised within 5 s");
+        assertEquals(2, guest.configured.size(), "the new monitor configured the pod again (idempotent)");
+    }
+
+    @Test
+    void aFailedStatusQueryIsAnErrorNotAGonePod() throws Exception {
+        // A monitor that answers, but says it cannot reach qemu.
+        Dispatcher d = new Dispatcher().register(AgentMethods.VERSION, AgentProtocol.versionHandler("broken"))
+                .register(MonitorMethods.STATUS, (ctx, q) -> {
+                    throw new RpcException(Code.UNAVAILABLE, "qemu does not answer on QMP");
+                });
+        try (TtrpcServer server = new TtrpcServer(d, ServerOptions.DEFAULTS);
+             ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            listener.bind(UnixDomainSocketAddress.of(PodMonitor.socket(root, "p1")));
+            Thread.ofVirtual().start(() -> {
+                try {
+                    server.serveConnections(listener);
+                } catch (java.io.IOException ignored) {
+                    // closed by the test
+                }
+            });
+            AtomicInteger starts = new AtomicInteger();
+            VmException e = assertThrows(VmException.class, () -> link(starts).connect("p1"));
+            assertTrue(e.getMessage().contains("p1") && e.getMessage().contains("qemu does not answer"), e.getMessage());
+            assertEquals(0, starts.get(), "no second monitor started beside one that answers");
+            assertTrue(root.pod("p1").isPresent(), "the pod is not taken for gone");
+        }
+    }
+}

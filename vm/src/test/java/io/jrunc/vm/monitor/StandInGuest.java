@@ -1,0 +1,219 @@
+package io.jrunc.vm.monitor;
+
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.AgentProtocol;
+import io.jrunc.vminit.protocol.pb.v1.ConfigurePodRequest;
+import io.jrunc.vminit.protocol.pb.v1.ContainerInfo;
+import io.jrunc.vminit.protocol.pb.v1.ContainerState;
+import io.jrunc.vminit.protocol.pb.v1.CreateContainerRequest;
+import io.jrunc.vminit.protocol.pb.v1.CreateContainerResponse;
+import io.jrunc.vminit.protocol.pb.v1.InspectContainerResponse;
+import io.jrunc.vminit.protocol.pb.v1.ListContainersResponse;
+import io.jrunc.vminit.protocol.pb.v1.OutputStream;
+import io.jrunc.vminit.protocol.pb.v1.ReadOutputResponse;
+import io.jrunc.vminit.protocol.pb.v1.RemoveContainerResponse;
+import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import io.jrunc.vminit.protocol.ttrpc.Code;
+import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.vminit.protocol.ttrpc.ServerOptions;
+import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Stands in for the guest where no VM can boot on the build host: qemu's socket chardev and
+ * virtserialport (one host client at a time on agent.sock; the guest's port one byte stream for ever,
+ * never told that a client left, so a dead client's half frame stays in it: shared/reference/vm.md),
+ * and behind it the protocol's real ttRPC port server with a few agent methods. What the monitor sends
+ * is recorded for the tests.
+ */
+final class StandInGuest implements AutoCloseable {
+    final List<ConfigurePodRequest> configured = new CopyOnWriteArrayList<>();
+    final List<CreateContainerRequest> created = new CopyOnWriteArrayList<>();
+    final List<String> removed = new CopyOnWriteArrayList<>();
+    final List<String> started = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean helloSent = new AtomicBoolean();
+    final List<String> execs = new CopyOnWriteArrayList<>();
+    final List<String> signals = new CopyOnWriteArrayList<>();
+    final StringBuffer stdin = new StringBuffer();
+    final AtomicBoolean stdinClosed = new AtomicBoolean();
+    final List<String> resizes = new CopyOnWriteArrayList<>();
+    private final java.util.Set<String> outputSent = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Pipe toGuest = Pipe.open();
+    private final Pipe fromGuest = Pipe.open();
+    private final ServerSocketChannel listener;
+    private final TtrpcServer server;
+    private volatile SocketChannel current;
+    private volatile boolean closed;
+    private final Object clientChanged = new Object();
+
+    StandInGuest(Path chardevSocket) throws IOException {
+        listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        listener.bind(UnixDomainSocketAddress.of(chardevSocket));
+        Thread.ofPlatform().daemon().start(this::hostToGuest);
+        Thread.ofPlatform().daemon().start(this::guestToHost);
+        server = new TtrpcServer(dispatcher(), new ServerOptions(Duration.ofMillis(150), 64));
+        ByteStream port = ByteStream.of(toGuest.source(), fromGuest.sink());
+        Thread.ofVirtual().start(() -> server.servePort(port));
+    }
+
+    private Dispatcher dispatcher() {
+        return new Dispatcher()
+                .register(AgentMethods.VERSION, AgentProtocol.versionHandler("stand-in"))
+                .register(AgentMethods.Pod.CONFIGURE, (ctx, q) -> {
+                    configured.add(q);
+                    return io.jrunc.vminit.protocol.pb.v1.ConfigurePodResponse.getDefaultInstance();
+                })
+                .register(AgentMethods.Containers.LIST, (ctx, q) -> ListContainersResponse.newBuilder()
+                        .addContainers(ContainerInfo.newBuilder().setId("c1").setState(ContainerState.CONTAINER_STATE_RUNNING)).build())
+                .register(AgentMethods.Containers.INSPECT, (ctx, q) -> {
+                    if (q.getId().startsWith("missing")) {
+                        throw new RpcException(Code.NOT_FOUND, "container \"" + q.getId() + "\" does not exist");
+                    }
+                    return InspectContainerResponse.newBuilder().setContainer(ContainerInfo.newBuilder().setId(q.getId())
+                            .setState(ContainerState.CONTAINER_STATE_RUNNING).setPid(7)).build();
+                })
+                .register(AgentMethods.Containers.CREATE, (ctx, q) -> {
+                    created.add(q);
+                    return CreateContainerResponse.newBuilder().setPid(42).build();
+                })
+                .register(AgentMethods.Containers.START, (ctx, q) -> {
+                    started.add(q.getId());
+                    return io.jrunc.vminit.protocol.pb.v1.StartContainerResponse.getDefaultInstance();
+                })
+                .register(AgentMethods.Containers.REMOVE, (ctx, q) -> {
+                    removed.add(q.getId());
+                    return RemoveContainerResponse.getDefaultInstance();
+                })
+                .register(AgentMethods.Processes.EXEC, (ctx, q) -> {
+                    if (q.getProcess().getArgs(0).equals("/bin/no-such")) {
+                        throw new RpcException(Code.NOT_FOUND, "exec: \"/bin/no-such\": executable file not found in $PATH");
+                    }
+                    execs.add(q.getExecId() + ":" + String.join(" ", q.getProcess().getArgsList())
+                            + (q.getProcess().getTerminal() ? " tty=" + q.getProcess().getConsoleSize().getRows() + "x"
+                            + q.getProcess().getConsoleSize().getColumns() : ""));
+                    return io.jrunc.vminit.protocol.pb.v1.ExecResponse.newBuilder().setPid(99).build();
+                })
+                .register(AgentMethods.Processes.WAIT, (ctx, q) -> {
+                    // an exec of cat ends, as cat does, when its stdin is closed
+                    boolean cat = execs.stream().anyMatch(e -> e.equals(q.getProcess().getExecId() + ":cat"));
+                    for (int i = 0; cat && !stdinClosed.get() && i < 100; i++) {
+                        Thread.sleep(50);
+                    }
+                    return io.jrunc.vminit.protocol.pb.v1.WaitResponse.newBuilder()
+                            .setStatus(io.jrunc.vminit.protocol.pb.v1.ExitStatus.newBuilder()
+                                    .setCode(q.getProcess().getExecId().isEmpty() ? 0 : 7)).build();
+                })
+                .register(AgentMethods.Processes.WRITE_STDIN, (ctx, q) -> {
+                    stdin.append(q.getData().toStringUtf8());
+                    return io.jrunc.vminit.protocol.pb.v1.WriteStdinResponse.newBuilder().setWritten(q.getData().size()).build();
+                })
+                .register(AgentMethods.Processes.CLOSE_STDIN, (ctx, q) -> {
+                    stdinClosed.set(true);
+                    return io.jrunc.vminit.protocol.pb.v1.CloseStdinResponse.getDefaultInstance();
+                })
+                .register(AgentMethods.Processes.SIGNAL, (ctx, q) -> {
+                    signals.add(q.getProcess().getContainerId() + ":" + q.getSignal());
+                    return io.jrunc.vminit.protocol.pb.v1.SignalResponse.getDefaultInstance();
+                })
+                .register(AgentMethods.Containers.STOP, (ctx, q) -> io.jrunc.vminit.protocol.pb.v1.StopContainerResponse.newBuilder()
+                        .setStatus(io.jrunc.vminit.protocol.pb.v1.ExitStatus.newBuilder().setCode(143).setSignal(15)).build())
+                .register(AgentMethods.Processes.READ_OUTPUT, (ctx, q) -> {
+                    String exec = q.getProcess().getExecId();
+                    if (!exec.isEmpty()) {
+                        // an exec says "out" on stdout and "err" on stderr, once each
+                        String key = exec + "/" + q.getStream();
+                        if (outputSent.add(key)) {
+                            return ReadOutputResponse.newBuilder().setData(com.google.protobuf.ByteString.copyFromUtf8(
+                                    q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT ? "out\n" : "err\n")).build();
+                        }
+                        return ReadOutputResponse.newBuilder().setEof(true).build();
+                    }
+                    // c1's stdout says hello once, another container's "hello from ID"; then end of file
+                    String id = q.getProcess().getContainerId();
+                    if (id.equals("c1") && q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT
+                            && helloSent.compareAndSet(false, true)) {
+                        return ReadOutputResponse.newBuilder().setData(com.google.protobuf.ByteString.copyFromUtf8("hello\n")).build();
+                    }
+                    if (!id.equals("c1") && q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT && outputSent.add(id)) {
+                        return ReadOutputResponse.newBuilder().setData(com.google.protobuf.ByteString.copyFromUtf8("hello from " + id + "\n")).build();
+                    }
+                    return ReadOutputResponse.newBuilder().setEof(true).build();
+                });
+    }
+
+    private void hostToGuest() {
+        ByteBuffer buf = ByteBuffer.allocate(8192);
+        while (!closed) {
+            try (SocketChannel client = listener.accept()) {
+                synchronized (clientChanged) {
+                    current = client;
+                    clientChanged.notifyAll();
+                }
+                while (true) {
+                    buf.clear();
+                    if (client.read(buf) < 0) {
+                        break;
+                    }
+                    buf.flip();
+                    while (buf.hasRemaining()) {
+                        toGuest.sink().write(buf);
+                    }
+                }
+            } catch (IOException e) {
+                // the client went, or closing
+            } finally {
+                current = null;
+            }
+        }
+    }
+
+    /** The guest's writes wait for a host client, as a virtio-serial port's do. */
+    private void guestToHost() {
+        ByteBuffer buf = ByteBuffer.allocate(8192);
+        while (!closed) {
+            try {
+                buf.clear();
+                if (fromGuest.source().read(buf) < 0) {
+                    return;
+                }
+                buf.flip();
+                while (buf.hasRemaining() && !closed) {
+                    SocketChannel c;
+                    synchronized (clientChanged) {
+                        while ((c = current) == null && !closed) {
+                            clientChanged.wait(100);
+                        }
+                    }
+                    try {
+                        c.write(buf);
+                    } catch (IOException | NullPointerException e) {
+                        buf.clear().limit(0); // written to a client that went: lost, as with qemu
+                    }
+                }
+            } catch (IOException | InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        server.close();
+        listener.close();
+        toGuest.sink().close();
+        fromGuest.source().close();
+    }
+}

@@ -1,0 +1,86 @@
+package io.jrunc.vm.monitor;
+
+import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A PodVm without qemu (no VM image on the build host): the agent channel is the stand-in guest's
+ * chardev socket, disks are recorded instead of hot-plugged (QmpClientTest drives real QMP), and
+ * "qemu" exits when quit. {@link #dieMidFrame} cuts the monitor's agent connection after half a frame,
+ * as a monitor killed while writing would.
+ */
+final class StandInVm implements PodVm {
+    final List<String> attached = new CopyOnWriteArrayList<>();
+    final List<String> detached = new CopyOnWriteArrayList<>();
+    private final Path chardev;
+    private final CountDownLatch exited = new CountDownLatch(1);
+    private volatile SocketChannel last;
+
+    StandInVm(Path chardev) {
+        this.chardev = chardev;
+    }
+
+    @Override
+    public ByteStream connectAgent() throws IOException {
+        SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX);
+        c.connect(UnixDomainSocketAddress.of(chardev));
+        last = c;
+        return ByteStream.of(c);
+    }
+
+    /** Writes the first 6 bytes of a ttRPC header (a 100-byte request) and drops the connection. */
+    void dieMidFrame() throws IOException {
+        SocketChannel c = last;
+        c.write(ByteBuffer.wrap(new byte[] {0, 0, 0, 100, 0, 0}));
+        c.close();
+    }
+
+    @Override
+    public long pid() {
+        return ProcessHandle.current().pid();
+    }
+
+    @Override
+    public String status() {
+        return exited.getCount() == 0 ? "shutdown" : "running";
+    }
+
+    @Override
+    public void attachDisk(String serial, Path image) {
+        attached.add(serial + "=" + image);
+    }
+
+    @Override
+    public void detachDisk(String serial) {
+        detached.add(serial);
+    }
+
+    @Override
+    public Integer awaitExit(Duration timeout) throws InterruptedException {
+        return exited.await(timeout.toMillis(), TimeUnit.MILLISECONDS) ? 0 : null;
+    }
+
+    @Override
+    public void quit() {
+        exited.countDown();
+    }
+
+    @Override
+    public boolean isAlive() {
+        return exited.getCount() > 0;
+    }
+
+    @Override
+    public void close() {
+    }
+}

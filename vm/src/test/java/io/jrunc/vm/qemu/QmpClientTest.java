@@ -1,0 +1,151 @@
+package io.jrunc.vm.qemu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.jrunc.vm.spec.RootfsImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The QMP client against a real qemu: cheap, since nothing boots (-machine none starts in under a
+ * second; -machine pc -S builds the machine and stays paused, with no guest code run). Skipped where
+ * qemu-system-x86_64 is not installed.
+ */
+class QmpClientTest {
+    @TempDir
+    Path dir;
+    Process qemu;
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        if (qemu != null && qemu.isAlive()) {
+            qemu.destroyForcibly();
+            qemu.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    QmpClient start(String... machine) throws Exception {
+        assumeTrue(onPath(QemuCommand.BINARY), "qemu-system-x86_64 is not installed");
+        Path socket = dir.resolve("qmp.sock");
+        List<String> cmd = new ArrayList<>(List.of(QemuCommand.BINARY, "-nodefaults", "-no-user-config", "-display", "none"));
+        cmd.addAll(List.of(machine));
+        cmd.addAll(List.of("-qmp", "unix:" + socket + ",server=on,wait=off"));
+        qemu = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("qemu.log").toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!Files.exists(socket)) {
+            assertTrue(qemu.isAlive(), () -> "qemu exited: " + read(dir.resolve("qemu.log")));
+            assertTrue(System.nanoTime() < deadline, "no QMP socket");
+            Thread.sleep(20);
+        }
+        return QmpClient.connect(socket, Duration.ofSeconds(20));
+    }
+
+    static boolean onPath(String binary) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(d, binary))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static String read(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Test
+    void statusThenQuit() throws Exception {
+        try (QmpClient qmp = start("-machine", "none")) {
+            assertEquals("running", qmp.status());
+            qmp.quit();
+            assertTrue(qemu.waitFor(10, TimeUnit.SECONDS), "qemu exits on quit");
+            assertEquals(0, qemu.exitValue());
+            IOException after = assertThrows(IOException.class, qmp::status);
+            assertTrue(after.getMessage().contains("closed"), after.getMessage());
+        }
+    }
+
+    @Test
+    void anErrorAnswerCarriesQemusDescription() throws Exception {
+        try (QmpClient qmp = start("-machine", "none")) {
+            IOException e = assertThrows(IOException.class, () -> qmp.execute("no-such-command", null));
+            assertTrue(e.getMessage().startsWith("no-such-command: ") && e.getMessage().contains("has not been found"), e.getMessage());
+            assertEquals("running", qmp.status(), "the connection goes on");
+        }
+    }
+
+    @Test
+    void aDiskIsHotPluggedReadOnlyWithItsSerial() throws Exception {
+        Path rootfs = Files.createDirectories(dir.resolve("rootfs/bin"));
+        Files.writeString(rootfs.resolve("hello"), "hi\n");
+        Path image = dir.resolve("rootfs.img");
+        RootfsImage.make(dir.resolve("rootfs"), image);
+        assertTrue(Files.size(image) >= 16 << 20);
+
+        try (QmpClient qmp = start("-machine", "pc,accel=tcg", "-S")) {
+            assertEquals("prelaunch", qmp.status());
+            String serial = "jr0123456789abcdef";
+            qmp.attachDisk(serial, image);
+            JsonNode node = null;
+            for (JsonNode n : qmp.execute("query-named-block-nodes", null)) {
+                if (serial.equals(n.path("node-name").asText())) {
+                    node = n;
+                }
+            }
+            assertTrue(node != null, "blockdev node " + serial);
+            assertTrue(node.path("ro").asBoolean(), "attached read-only: " + node);
+            assertEquals(image.toString(), node.path("file").asText());
+            boolean found = false;
+            for (JsonNode bus : qmp.execute("query-pci", null)) {
+                for (JsonNode dev : bus.path("devices")) {
+                    found |= serial.equals(dev.path("qdev_id").asText());
+                }
+            }
+            assertTrue(found, "a PCI device with id " + serial);
+
+            IOException again = assertThrows(IOException.class, () -> qmp.attachDisk(serial, image));
+            assertTrue(again.getMessage().contains(serial) || again.getMessage().contains("uplicate"), again.getMessage());
+
+            // A paused guest never answers the ACPI unplug request: the wait ends with a clear message.
+            IOException unplug = assertThrows(IOException.class, () -> qmp.detachDisk(serial, Duration.ofMillis(500)));
+            assertTrue(unplug.getMessage().contains("did not release disk " + serial), unplug.getMessage());
+            qmp.quit();
+            assertTrue(qemu.waitFor(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void commandLine() {
+        VmImage image = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initramfs.cpio"), "sha256:x", "init=/init");
+        List<String> cmd = QemuCommand.build(image, 2, 256L << 20, Path.of("/run/jrunc-vm/pods/p"), false);
+        String line = String.join(" ", cmd);
+        assertTrue(line.contains("-machine pc,accel=tcg"), line);
+        assertTrue(line.contains("-smp 2"), line);
+        assertTrue(line.contains("-cpu max"), "TCG runs the CPU model the agent's caches were trained in: " + line);
+        assertEquals(256 + (QemuCommand.AGENT_OVERHEAD_BYTES >> 20), QemuCommand.vmMemoryMiB(256L << 20));
+        assertTrue(line.contains("-m " + QemuCommand.vmMemoryMiB(256L << 20) + "M"), line);
+        assertTrue(line.contains("-chardev socket,id=ctl,path=/run/jrunc-vm/pods/p/agent.sock,server=on,wait=off"), line);
+        assertTrue(line.contains("virtserialport,bus=vser0.0,chardev=ctl,name=jrunc.agent"), line);
+        assertTrue(line.contains("-qmp unix:/run/jrunc-vm/pods/p/qmp.sock,server=on,wait=off"), line);
+        assertTrue(line.contains("-serial file:/run/jrunc-vm/pods/p/console.log"), line);
+        assertTrue(line.contains("-append console=ttyS0 panic=-1 init=/init"), line);
+        String kvm = String.join(" ", QemuCommand.build(image, 1, 1 << 30, Path.of("/p"), true));
+        assertTrue(kvm.contains("accel=kvm") && kvm.contains("-cpu host"), kvm);
+    }
+}
