@@ -120,7 +120,8 @@ class CliThroughMonitorTest {
         assertEquals("stopped", root.container("c1").orElseThrow().lastState());
         assertEquals(143, root.container("c1").orElseThrow().exitCode());
         Result pod = run(null, "pod", "inspect", "p1");
-        assertTrue(pod.out().contains("\"agent\" : \"stand-in 1.0\""), pod.out());
+        assertTrue(pod.out().contains("\"agent\" : \"stand-in 1." + io.jrunc.vminit.protocol.AgentProtocol.MINOR + "\""),
+                pod.out());
     }
 
     @Test
