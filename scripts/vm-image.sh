@@ -73,6 +73,8 @@ cp "$LIB"/*.jar "$stage/jrunc/lib/"
   (cd "$stage/jrunc/lib" && for j in *.jar; do printf ' \n  lib/%s' "$j"; done)
   echo; } > "$OUT/manifest.txt"
 "$JAVA_HOME/bin/jar" --create --file "$stage/jrunc/vminit.jar" --manifest "$OUT/manifest.txt"
+# Virtual threads (the protocol's calls and its client's reader) share carriers with the blocking
+# FFM reads of FdStream, which pin theirs: at least four carriers even on a 1-vCPU pod.
 cat > "$stage/jrunc/args" <<ARGS
 -XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
@@ -81,6 +83,7 @@ cat > "$stage/jrunc/args" <<ARGS
 -Xss512k
 -XX:-UsePerfData
 --sun-misc-unsafe-memory-access=allow
+-Djdk.virtualThreadScheduler.parallelism=4
 -Djava.io.tmpdir=/tmp
 -jar
 /jrunc/vminit.jar

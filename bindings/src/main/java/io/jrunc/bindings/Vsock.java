@@ -34,6 +34,16 @@ public final class Vsock {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
         static final NativeFunction ACCEPT4 = Downcall.function("accept4",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        static final NativeFunction SHUTDOWN = Downcall.function("shutdown",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+
+    /**
+     * shutdown(fd, SHUT_RDWR): wakes a thread blocked reading the socket, which close(2) from another
+     * thread does not. Errors (not connected) are ignored: the socket is being closed anyway.
+     */
+    public static void shutdown(int fd) {
+        Calls.value(Handles.SHUTDOWN, fd, 2);
     }
 
     /** A socket listening on {@code port} of any of this machine's context ids. */

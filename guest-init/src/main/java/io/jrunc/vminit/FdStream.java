@@ -15,8 +15,12 @@ final class FdStream implements ByteStream {
     private final byte[] in = new byte[64 * 1024];
     private volatile boolean closed;
 
-    FdStream(int fd) {
+    private final boolean socket;
+
+    /** @param socket shut down before closing, so a reader blocked on it wakes up */
+    FdStream(int fd, boolean socket) {
         this.fd = fd;
+        this.socket = socket;
     }
 
     @Override
@@ -57,6 +61,9 @@ final class FdStream implements ByteStream {
     public void close() {
         if (!closed) {
             closed = true;
+            if (socket) {
+                io.jrunc.bindings.Vsock.shutdown(fd);
+            }
             FileDescriptors.closeQuietly(fd);
         }
     }

@@ -52,7 +52,7 @@ final class Transports {
                 // a reader blocked on the port would hold every answer back. virtio_console allows one
                 // open of a port at a time, so the two directions cannot have a channel each either.
                 try (FdStream stream = new FdStream(FileDescriptors.open(port.toString(),
-                        FileDescriptors.O_RDWR | FileDescriptors.O_CLOEXEC))) {
+                        FileDescriptors.O_RDWR | FileDescriptors.O_CLOEXEC), false)) {
                     server.servePort(stream);
                 } catch (RuntimeException e) {
                     Console.log("port %s: %s", port, e);
@@ -79,7 +79,7 @@ final class Transports {
                     return;
                 }
                 Thread.ofPlatform().name("vsock " + fd).daemon(true).start(() -> {
-                    try (FdStream stream = new FdStream(fd)) {
+                    try (FdStream stream = new FdStream(fd, true)) {
                         server.serveConnection(stream);
                     }
                 });

@@ -102,7 +102,7 @@ public final class VmInit {
         }
         Console.log("serving on vsock port %d", Transports.VSOCK_PORT);
         try (AgentClient self = AgentClient.connect(new FdStream(Vsock.connect(Vsock.CID_LOCAL,
-                Transports.VSOCK_PORT)), ClientOptions.DEFAULTS.withoutSync().withCallTimeout(Duration.ofSeconds(30)))) {
+                Transports.VSOCK_PORT), true), ClientOptions.DEFAULTS.withoutSync().withCallTimeout(Duration.ofSeconds(30)))) {
             Console.log("vsock loopback: %s answered major %d minor %d", self.agentVersion().getAgent(),
                     self.agentVersion().getMajor(), self.agentVersion().getMinor());
         } catch (Exception e) {
