@@ -70,7 +70,7 @@ class AgentVmTest {
         run(List.of("mkfs.ext4", "-q", "-F", "-d", rootfs.toString(), disk.toString(), "32M"));
         Path socket = work.resolve("ctl.sock");
         List<String> cmd = new ArrayList<>(List.of("qemu-system-x86_64", "-nodefaults", "-no-user-config",
-                "-display", "none", "-no-reboot", "-accel", "tcg", "-cpu", "max", "-smp", "2", "-m", "1024",
+                "-display", "none", "-no-reboot", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", "1024",
                 "-kernel", dir.resolve("vmlinuz").toString(), "-initrd", dir.resolve("initrd.cpio").toString(),
                 "-append", "console=ttyS0 panic=-1 " + Files.readString(dir.resolve("kernel.cmdline")).trim(),
                 "-serial", "file:" + work.resolve("console.log"),
