@@ -22,7 +22,7 @@ E2E_PACKAGES := podman containerd buildah
 # apt-get run.
 E2E_NORECOMMENDS := docker.io
 # The VM tests (make test-vm): qemu boots a Debian kernel with a cpio initramfs (docs/testing.md).
-VM_PACKAGES := qemu-system-x86 cpio busybox-static
+VM_PACKAGES := qemu-system-x86 cpio busybox-static e2fsprogs
 VM_DIR := $(BUILD)/vm
 
 .PHONY: all check-jdk deps build launcher launcher-vm one-jar aot-cache test test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
@@ -121,8 +121,12 @@ aot-cache:
 # the launcher is assembled before any test runs. -fae: a test failure fails the build at the end, after
 # the tests of every module that does not depend on the failing one have run.
 # The VM tests follow when qemu is there (`deps` installs it; a machine without it skips them, saying so).
-test: check-jdk deps build
-	$(MVN) -ntp -fae -Djrunc.binary=$(JRUNC) verify
+# The pod VM image is built first: the tests module's AgentVmTest (the guest agent on one real boot),
+# PodVmTest (jrunc-vm with real pods) and PodLauncherTest (the launcher with a stand-in agent, on the
+# image's kernel) boot it; each skips, saying why, where qemu is missing.
+test: check-jdk deps build vm-image
+	JRUNC_VM_KERNEL_DIR=$(abspath $(VM_IMAGE))/kernel $(MVN) -ntp -fae -Djrunc.binary=$(JRUNC) \
+	  -Djrunc.vm.image=$(abspath $(VM_IMAGE)) verify
 	@if command -v qemu-system-x86_64 >/dev/null; then $(MAKE) --no-print-directory vm-run; \
 	else echo "qemu-system-x86_64 not installed: VM tests skipped (make test-vm installs it)"; fi
 

@@ -78,6 +78,9 @@ public final class Main implements Runnable {
             main.starter = starter;
         }
         CommandLine cl = new CommandLine(main);
+        // As podman's: everything from a command's first positional on is the container's command line
+        // (`run BUNDLE sh -c ...`, `exec C ls -l`), never jrunc-vm's options.
+        cl.setStopAtPositional(true);
         cl.setOut(new java.io.PrintWriter(out, true));
         cl.setErr(new java.io.PrintWriter(err, true));
         cl.setParameterExceptionHandler((e, a) -> {
