@@ -181,6 +181,9 @@ public final class ContainerCreator {
             undo(dir, cgroup, pid, placement);
             throw failure(t);
         } finally {
+            if (filter != null) {
+                filter.finish(); // a new program kept in the cache, whole, before the JVM exits
+            }
             FileDescriptors.closeQuietly(consoleFd);
             if (cgroupGate != null) {
                 FileDescriptors.closeQuietly(cgroupGate[0]);

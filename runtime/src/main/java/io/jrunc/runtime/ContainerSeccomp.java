@@ -43,11 +43,29 @@ final class ContainerSeccomp {
                 notify |= "SCMP_ACT_NOTIFY".equals(rule.action());
             }
         }
-        return FilterCompilation.start(() -> compile(spec, root), notify);
+        Runnable[] keep = new Runnable[1];
+        return FilterCompilation.start(() -> compile(spec, root, keep), () -> {
+            if (keep[0] != null) {
+                keep[0].run();
+            }
+        }, notify);
     }
 
     /** The compiled filter (from the cache in {@code root} when it has it), or null when the config has none. */
     static CompiledFilter compile(Spec spec, Path root) {
+        Runnable[] keep = new Runnable[1];
+        CompiledFilter filter = compile(spec, root, keep);
+        if (keep[0] != null) {
+            keep[0].run();
+        }
+        return filter;
+    }
+
+    /**
+     * As {@link #compile(Spec, Path)}, but a newly compiled program is kept in the cache only when the
+     * caller runs {@code keep[0]} (create runs it once the filter is handed over).
+     */
+    private static CompiledFilter compile(Spec spec, Path root, Runnable[] keep) {
         LinuxSeccomp seccomp = spec.linux() == null ? null : spec.linux().seccomp();
         if (seccomp == null) {
             return null;
@@ -60,7 +78,8 @@ final class ContainerSeccomp {
                 entry = new SeccompCache.Entry(SeccompCompiler.compile(seccomp, Arch.nativeArch()),
                         io.jrunc.seccomp.SyscallNames.unknown(seccomp));
                 if (cache != null) {
-                    cache.store(key, entry);
+                    SeccompCache.Entry compiled = entry;
+                    keep[0] = () -> cache.store(key, compiled);
                 }
             }
             CompiledFilter filter = entry.filter();

@@ -89,6 +89,9 @@ final class SeccompCache {
         Path file = dir.resolve(fileName(key));
         byte[] data;
         try {
+            if (!Files.isRegularFile(file)) {
+                return null; // a stat, not a NoSuchFileException (whose construction a cold JVM pays)
+            }
             data = Files.readAllBytes(file);
         } catch (IOException e) {
             return null;
@@ -149,9 +152,13 @@ final class SeccompCache {
                 out.writeInt(program.length);
                 out.write(program);
             }
-            Path temporary = Files.createTempFile(dir, ".entry-", ".tmp");
+            // A name of this thread's own (its tid), not Files.createTempFile's random one: its SecureRandom costs
+            // a cold JVM milliseconds. CREATE_NEW: a stale file of a dead process is not written through.
+            Path temporary = dir.resolve(".entry-" + io.jrunc.bindings.Syscalls.gettid() + ".tmp");
+            Files.deleteIfExists(temporary);
             try {
-                Files.write(temporary, bytes.toByteArray());
+                Files.write(temporary, bytes.toByteArray(), java.nio.file.StandardOpenOption.CREATE_NEW,
+                        java.nio.file.StandardOpenOption.WRITE);
                 Files.move(temporary, dir.resolve(fileName(key)), StandardCopyOption.ATOMIC_MOVE,
                         StandardCopyOption.REPLACE_EXISTING);
             } finally {

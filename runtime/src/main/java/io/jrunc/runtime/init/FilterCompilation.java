@@ -30,6 +30,7 @@ public final class FilterCompilation {
 
     private final boolean usesNotify;
     private final Thread thread;
+    private final java.util.concurrent.CountDownLatch published = new java.util.concurrent.CountDownLatch(1);
     private volatile Loadable filter;
     private volatile Throwable failure;
 
@@ -37,10 +38,17 @@ public final class FilterCompilation {
         this.usesNotify = usesNotify;
         this.thread = thread;
         this.filter = filter;
+        if (filter != null) {
+            published.countDown();
+        }
     }
 
-    /** Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says. */
-    public static FilterCompilation start(Supplier<CompiledFilter> compile, boolean usesNotify) {
+    /**
+     * Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says.
+     * {@code after} runs on the same thread once the filter is published (keeping a new program in the
+     * state root's cache, off the spawning thread's path); {@link #finish} waits for it.
+     */
+    public static FilterCompilation start(Supplier<CompiledFilter> compile, Runnable after, boolean usesNotify) {
         FilterCompilation[] self = new FilterCompilation[1];
         Thread thread = Thread.ofPlatform().name("jrunc-seccomp").daemon(true).unstarted(() -> {
             try {
@@ -48,11 +56,35 @@ public final class FilterCompilation {
                 self[0].filter = Loadable.of(compile.get());
             } catch (RuntimeException | Error e) {
                 self[0].failure = e;
+            } finally {
+                self[0].published.countDown();
+            }
+            if (self[0].failure == null) {
+                after.run();
             }
         });
         self[0] = new FilterCompilation(usesNotify, thread, null);
         thread.start();
         return self[0];
+    }
+
+    /** Waits until the compile thread has done everything, {@code after} included (before the JVM exits). */
+    public void finish() {
+        if (thread == null) {
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** An already compiled filter (exec compiles before it does anything else). */
@@ -68,19 +100,17 @@ public final class FilterCompilation {
 
     /** The filter and its program's bytes, waiting for the compile; its failure is rethrown. */
     public Loadable get() {
-        if (thread != null) {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    thread.join();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                published.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
             }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         if (failure instanceof RuntimeException e) {
             throw e;
