@@ -7,7 +7,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -104,17 +103,16 @@ final class MountOrder {
                 later.add(line);
             }
         }
-        Set<Integer> laterIds = new HashSet<>();
+        Map<Integer, Line> laterById = new HashMap<>();
+        for (Line line : later) {
+            laterById.put(line.id(), line);
+        }
+        Set<Integer> laterIds = laterById.keySet();
         Map<Integer, Line> coveredBy = new HashMap<>();
         for (Line line : later) {
-            laterIds.add(line.id());
-        }
-        for (Line line : later) {
-            if (laterIds.contains(line.parent())) {
-                Line parent = later.stream().filter(l -> l.id() == line.parent()).findFirst().orElseThrow();
-                if (parent.mountPoint().equals(line.mountPoint())) {
-                    coveredBy.put(parent.id(), line);
-                }
+            Line parent = laterById.get(line.parent());
+            if (parent != null && parent.mountPoint().equals(line.mountPoint())) {
+                coveredBy.put(parent.id(), line);
             }
         }
         Deque<RootfsBuilder.MountHandle> handles = new ArrayDeque<>(prepared.handles());

@@ -65,7 +65,9 @@ public final class RootfsBuilder {
     public record Prepared(List<ProcMount> procMounts, String gatePath, List<MountHandle> handles) {
         /** Closes the handles (the child never has them: they are close-on-exec and it closes the rest). */
         public void closeHandles() {
-            handles.forEach(h -> FileDescriptors.closeQuietly(h.fd()));
+            for (MountHandle h : handles) {
+                FileDescriptors.closeQuietly(h.fd());
+            }
         }
     }
 
@@ -136,7 +138,7 @@ public final class RootfsBuilder {
                 Mounts.mount(null, "/", null, propagation, null);
             }
         } catch (RuntimeException | Error e) {
-            handles.forEach(h -> FileDescriptors.closeQuietly(h.fd()));
+            new Prepared(List.of(), gate, handles).closeHandles();
             throw e;
         }
         return new Prepared(List.copyOf(procMounts), gate, List.copyOf(handles));

@@ -66,17 +66,7 @@ public final class TtrpcServer implements AutoCloseable {
      * it ends or this server is closed. Blocks.
      */
     public void serveConnection(ByteStream connection) {
-        ServerSession session = new ServerSession("connection " + sessionCount.incrementAndGet(), connection,
-                dispatcher, options, false);
-        sessions.add(session);
-        try {
-            if (!closed) {
-                session.run();
-            }
-        } finally {
-            sessions.remove(session);
-            session.close();
-        }
+        serve("connection ", connection, false);
     }
 
     /**
@@ -84,8 +74,13 @@ public final class TtrpcServer implements AutoCloseable {
      * client's preamble, until the stream ends or this server is closed. Blocks.
      */
     public void servePort(ByteStream port) {
-        ServerSession session = new ServerSession("port " + sessionCount.incrementAndGet(), port, dispatcher,
-                options, true);
+        serve("port ", port, true);
+    }
+
+    /** One session on {@code stream}; {@code port}: it outlives its clients and resynchronises. */
+    private void serve(String kind, ByteStream stream, boolean port) {
+        ServerSession session = new ServerSession(kind + sessionCount.incrementAndGet(), stream, dispatcher,
+                options, port);
         sessions.add(session);
         try {
             if (!closed) {
