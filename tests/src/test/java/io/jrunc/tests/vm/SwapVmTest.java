@@ -319,8 +319,24 @@ class SwapVmTest {
     @Order(7)
     void thePodRemovedTakesTheSwapFile() throws Exception {
         assertTrue(Files.exists(swapFile));
+        long monitorPid = vm.json("pod", "inspect", POD).path("monitorPid").asLong();
+        ok("pod", "stop", "-t", "0", POD); // the containers' sleeps ignore SIGTERM: no grace to wait out
+        ProcessHandle.of(monitorPid).ifPresent(h -> h.onExit().join()); // it deletes the file as it ends
+        assertFalse(Files.exists(swapFile), "scratch: deleted when the VM ends, made afresh at the next boot");
         ok("pod", "rm", "-f", POD);
-        assertFalse(Files.exists(swapFile), "the swap file is gone");
-        assertFalse(Files.exists(swapFile.getParent()));
+        assertFalse(Files.exists(swapFile.getParent()), "the pod's state is gone");
+    }
+
+    /** A container without --pod: its anonymous pod's area is the container's --swap (a second boot). */
+    @Test
+    @Order(8)
+    void anAnonymousPodsAreaIsTheContainersSwap() throws Exception {
+        JruncVm.Result r = ok("run", "--rm", "--memory", "32m", "--swap", "16m", bundle.toString(),
+                "sh", "-c", "cat /proc/swaps /sys/fs/cgroup/memory.swap.max");
+        List<String> lines = r.out().strip().lines().toList();
+        assertEquals(3, lines.size(), r.out());
+        assertEquals(Long.toString(16 * 1024 - 4), lines.get(1).trim().split("\\s+")[2], "a 16 MiB area: " + r.out());
+        assertEquals(Long.toString(16 * MIB), lines.get(2), "capped at all of it");
+        assertEquals(0, vm.json("pod", "ls", "--format", "json").size(), "the anonymous pod went with the container");
     }
 }
