@@ -210,6 +210,11 @@ class SwapVmTest {
         assertEquals(33554432, cgroup("capped", "memory.max"), "a swap-only update keeps the memory limit");
         ok("update", "--swap", "64m", "capped");
         assertEquals(67108864, cgroup("capped", "memory.swap.max"));
+        ok("update", "--memory", "48m", "capped");
+        assertEquals(50331648, cgroup("capped", "memory.max"));
+        assertEquals(67108864, cgroup("capped", "memory.swap.max"), "a memory-only update keeps the cap");
+        ok("update", "--memory", "32m", "capped");
+        assertEquals(33554432, cgroup("capped", "memory.max"));
     }
 
     @Test
