@@ -266,11 +266,15 @@ public final class Pods {
                 out.put("vmStatus", s.getVmStatus());
                 out.put("monitorPid", s.getMonitorPid());
                 out.put("agent", s.getAgent() + " " + s.getAgentMajor() + "." + s.getAgentMinor());
-                if (pod.swapBytes() > 0) {
-                    PodSwap.inUse(monitor, out.putObject("swap"), pod);
-                }
             } catch (RpcException e) {
                 throw new VmException("pod " + name + ": status query failed: " + e.getMessage(), e);
+            }
+        }
+        if (pod.swapBytes() > 0 && running(pod)) {
+            try (AgentClient monitor = link.connect(name)) {
+                PodSwap.inUse(monitor, out.putObject("swap"), pod);
+            } catch (RpcException e) {
+                throw new VmException("pod " + name + ": swap query failed: " + e.getMessage(), e);
             }
         }
         ArrayNode containers = out.putArray("containers");
