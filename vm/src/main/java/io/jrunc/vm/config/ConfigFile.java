@@ -8,7 +8,6 @@ import io.jrunc.vm.qemu.SwapDisk;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 
@@ -81,15 +80,14 @@ public final class ConfigFile {
             throw new VmException("config file " + file + ": " + (e instanceof java.nio.file.NoSuchFileException
                     ? "does not exist" : "does not parse: " + why));
         }
-        for (Iterator<Map.Entry<String, JsonNode>> tables = tree.fields(); tables.hasNext(); ) {
-            Map.Entry<String, JsonNode> t = tables.next();
+        for (Map.Entry<String, JsonNode> t : tree.properties()) {
             Set<String> keys = KEYS.get(t.getKey());
             if (keys == null || !t.getValue().isObject()) {
                 throw new VmException("config file " + file + ": unknown key " + t.getKey()
                         + " (known: [pod] swap; [container] memory, cpus, swap)");
             }
-            for (Iterator<String> names = t.getValue().fieldNames(); names.hasNext(); ) {
-                String key = names.next();
+            for (Map.Entry<String, JsonNode> property : t.getValue().properties()) {
+                String key = property.getKey();
                 if (!keys.contains(key)) {
                     throw new VmException("config file " + file + ": unknown key " + t.getKey() + "." + key
                             + " (known: [pod] swap; [container] memory, cpus, swap)");
