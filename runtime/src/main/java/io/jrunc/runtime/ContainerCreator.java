@@ -157,9 +157,12 @@ public final class ContainerCreator {
             cgroup.apply(DeviceRules.resourcesOf(spec));
             ContainerFinisher.finish(spec, pid, init.prepared());
             Rlimits.apply(pid, uid, gid, spec.process().rlimits());
-            if (spec.process().oomScoreAdj() != null) {
-                Files.writeString(Path.of("/proc", Integer.toString(pid), "oom_score_adj"),
-                        spec.process().oomScoreAdj().toString());
+            Integer oomScoreAdj = spec.process().oomScoreAdj();
+            if (oomScoreAdj == null && cgroupGate != null) {
+                oomScoreAdj = 0; // a long-lived creator's own (the guest agent's -999) is not the container's
+            }
+            if (oomScoreAdj != null) {
+                Files.writeString(Path.of("/proc", Integer.toString(pid), "oom_score_adj"), oomScoreAdj.toString());
             }
             ProcStat stat = ProcStat.read(pid);
             if (stat == null || !stat.alive()) {

@@ -89,6 +89,13 @@ public final class ContainerExec {
                         ChainSpawn.listenerFd(options.preserveFds(), true), container.ociState());
             }
             Rlimits.apply(pid, uid(options), gid(options), options.process().rlimits());
+            if (cgroupGate != null) {
+                // A long-lived creator (the guest agent, at -999 so that the OOM killer spares PID 1) must
+                // not hand its own protection down: the process gets its own value, else the kernel's 0.
+                Integer oomScoreAdj = options.process().oomScoreAdj();
+                Files.writeString(Path.of("/proc", Integer.toString(pid), "oom_score_adj"),
+                        Integer.toString(oomScoreAdj == null ? 0 : oomScoreAdj));
+            }
             if (options.pidFile() != null) {
                 PidFile.write(options.pidFile(), pid);
             }
