@@ -19,6 +19,7 @@ import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
 import io.jrunc.vminit.protocol.AgentClient;
 import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.ListContainersRequest;
 import io.jrunc.vminit.protocol.pb.v1.PodStatsRequest;
 import io.jrunc.vminit.protocol.pb.v1.PodStatsResponse;
 import io.jrunc.vminit.protocol.ttrpc.RpcException;
@@ -190,9 +191,20 @@ public final class Pods {
      * adds it itself) is skipped. Every container is tried; those that fail are named in one error.
      */
     private void recreate(AgentClient monitor, String pod) throws VmException {
+        // a call that raced this one to boot the pod may have created some already: their disks are
+        // plugged, and a second hot-plug under the same serial would fail
+        java.util.Set<String> inGuest = new java.util.HashSet<>();
+        try {
+            for (var info : monitor.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance(),
+                    Duration.ofSeconds(30)).getContainersList()) {
+                inGuest.add(info.getId());
+            }
+        } catch (RpcException e) {
+            throw new VmException("pod " + pod + ": listing its containers failed: " + e.getMessage(), e);
+        }
         List<String> failed = new ArrayList<>();
         for (ContainerRecord c : root.containers(pod)) {
-            if ("creating".equals(c.lastState())) {
+            if ("creating".equals(c.lastState()) || inGuest.contains(c.name())) {
                 continue;
             }
             Path dir = root.containerDir(pod, c.name());

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A stopped pod's containers in its next VM: the CLI (in-process) boots the pod through its monitor
  * starter, here a monitor on the stand-in guest (no VM boots on the build host; PodVmTest does this
  * with a real VM). The pod is stopped until the starter runs, which records this JVM as its "qemu",
- * as the real monitor records the qemu it launched.
+ * as the real monitor records the qemu it launched. (The stand-in lists c1 as running: these containers
+ * are named otherwise.)
  */
 class PodRestartTest {
     @TempDir
@@ -42,7 +43,7 @@ class PodRestartTest {
         Path initrd = Files.writeString(dir.resolve("initrd.cpio"), "i");
         root.write(new PodRecord("p1", false, 1, 256L << 20, "podhost", List.of(), List.of(), Map.of(), kernel.toString(),
                 initrd.toString(), 1, 0, 0, null));
-        for (String c : List.of("c1", "c2")) {
+        for (String c : List.of("k1", "k2")) {
             root.write(new ContainerRecord(c, "p1", "/bundle", "jr-" + c, List.of("sleep", "9"), 1, "stopped", 137));
             Files.writeString(root.containerDir("p1", c).resolve("config.json"), "{\"built\": \"" + c + "\"}");
             Files.writeString(root.containerDir("p1", c).resolve("rootfs.img"), "ext4");
@@ -83,16 +84,16 @@ class PodRestartTest {
     @Test
     void podStartCreatesTheKeptContainersAgainFromTheirSpecAndImageAndStartsThem() throws Exception {
         run("pod", "start", "p1");
-        assertEquals(List.of("c1", "c2"), guest.created.stream().map(CreateContainerRequest::getId).sorted().toList());
+        assertEquals(List.of("k1", "k2"), guest.created.stream().map(CreateContainerRequest::getId).sorted().toList());
         for (CreateContainerRequest q : guest.created) {
             assertEquals("jr-" + q.getId(), q.getRootfs().getSerial(), "the same serial");
             assertEquals("{\"built\": \"" + q.getId() + "\"}", q.getOciConfig().toStringUtf8(), "the recorded spec, unchanged");
         }
-        assertEquals(List.of("jr-c1=" + root.containerDir("p1", "c1").resolve("rootfs.img"),
-                "jr-c2=" + root.containerDir("p1", "c2").resolve("rootfs.img")), vm.attached.stream().sorted().toList());
-        assertEquals(List.of("c1", "c2"), guest.started.stream().sorted().toList());
-        assertEquals("running", root.container("c1").orElseThrow().lastState());
-        assertEquals("running", root.container("c2").orElseThrow().lastState());
+        assertEquals(List.of("jr-k1=" + root.containerDir("p1", "k1").resolve("rootfs.img"),
+                "jr-k2=" + root.containerDir("p1", "k2").resolve("rootfs.img")), vm.attached.stream().sorted().toList());
+        assertEquals(List.of("k1", "k2"), guest.started.stream().sorted().toList());
+        assertEquals("running", root.container("k1").orElseThrow().lastState());
+        assertEquals("running", root.container("k2").orElseThrow().lastState());
 
         run("pod", "start", "p1");
         assertEquals(2, guest.created.size(), "a running pod is left as it is");
@@ -100,11 +101,22 @@ class PodRestartTest {
 
     @Test
     void startOfOneContainerBootsItsPodAndStartsItAlone() throws Exception {
-        run("start", "c2");
-        assertEquals(List.of("c1", "c2"), guest.created.stream().map(CreateContainerRequest::getId).sorted().toList());
-        assertEquals(List.of("c2"), guest.started);
-        assertEquals("created", root.container("c1").orElseThrow().lastState(), "c1 is startable");
-        assertEquals("running", root.container("c2").orElseThrow().lastState());
-        assertTrue(Files.exists(root.containerDir("p1", "c1").resolve("rootfs.img")));
+        run("start", "k2");
+        assertEquals(List.of("k1", "k2"), guest.created.stream().map(CreateContainerRequest::getId).sorted().toList());
+        assertEquals(List.of("k2"), guest.started);
+        assertEquals("created", root.container("k1").orElseThrow().lastState(), "k1 is startable");
+        assertEquals("running", root.container("k2").orElseThrow().lastState());
+        assertTrue(Files.exists(root.containerDir("p1", "k1").resolve("rootfs.img")));
+    }
+
+    @Test
+    void aContainerTheGuestAlreadyHasIsNotCreatedTwice() throws Exception {
+        // a call that raced this one to boot the pod made c1 already (the stand-in lists it): its disk is
+        // plugged, and plugging it again would fail
+        root.write(new ContainerRecord("c1", "p1", "/bundle", "jr-c1", List.of("sleep", "9"), 1, "stopped", 0));
+        Files.writeString(root.containerDir("p1", "c1").resolve("config.json"), "{}");
+        run("pod", "start", "p1");
+        assertEquals(List.of("k1", "k2"), guest.created.stream().map(CreateContainerRequest::getId).sorted().toList());
+        assertTrue(vm.attached.stream().noneMatch(a -> a.startsWith("jr-c1=")), vm.attached.toString());
     }
 }
