@@ -169,12 +169,14 @@ demo: build
 
 # jrunc against runc and crun on one busybox bundle, runs interleaved: foreground run, create + start +
 # wait + delete, resident memory of a created container (scripts/bench.sh, docs/PERFORMANCE.md). BENCH_N
-# runs per runtime for the first two, BENCH_MEM_N for memory. Needs root; no network once installed.
+# runs per runtime for the first two, BENCH_MEM_N for memory, BENCH_PAIRS create pairs with and without
+# seccomp (default max(BENCH_N, 21)). Needs root; no network once installed.
 BENCH_N ?= 15
 BENCH_MEM_N ?= 3
+BENCH_PAIRS ?=
 bench: build
 	$(call apt-ensure,$(TEST_PACKAGES) $(BENCH_PACKAGES))
-	@scripts/bench.sh $(JRUNC) $(BUILD)/bench $(BENCH_N) $(BENCH_MEM_N)
+	@scripts/bench.sh $(JRUNC) $(BUILD)/bench $(BENCH_N) $(BENCH_MEM_N) $(BENCH_PAIRS)
 
 # Where a jrunc call's time goes: JVM start, the command line, JSON, FFM linking and a whole run, each with and
 # without the AOT cache (scripts/bench-startup.sh). BENCH_STARTUP_N rounds.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench.sh JRUNC WORKDIR [N] [MEM_N]
+# Usage: bench.sh JRUNC WORKDIR [N] [MEM_N] [PAIRS]
 # Compares JRUNC with runc and crun in one run on one busybox bundle whose process is /bin/true, each
 # runtime with its own --root, runs interleaved (jrunc, runc, crun, jrunc, ...) after one untimed
 # warm-up round. Prints medians, minima and the ratios jrunc/runc and jrunc/crun of:
@@ -11,6 +11,8 @@
 #   (d) create alone, of the bundle as it is and of the same bundle with podman's default seccomp
 #       profile (as podman sends it), in interleaved pairs (max(N, 21) pairs per runtime), each followed
 #       by an untimed delete --force; the row "seccomp's cost" is the median of the pairs' differences.
+#       PAIRS (default max(N, 21)) sets their number; N = MEM_N = 0 runs (d) alone. A pair's difference
+#       moves by tens of ms with the machine's load, so the median's 95% interval is printed with it.
 #       jrunc keeps compiled programs in its root, so every create but the first finds the profile's
 #       there; for jrunc each pair is followed by a third create with that cache removed first ("compiled
 #       afresh", and "its cost" against the pair's plain create).
@@ -21,7 +23,7 @@
 # mount namespace) so all pay the same extra exec. Needs root, busybox-static and runc; crun is skipped
 # when missing or not runnable. Leaves nothing behind (checked at the end). docs/PERFORMANCE.md.
 set -euo pipefail
-jrunc=$(readlink -f "$1") work=$(readlink -m "$2") n=${3:-15} mem_n=${4:-3}
+jrunc=$(readlink -f "$1") work=$(readlink -m "$2") n=${3:-15} mem_n=${4:-3} pairs=${5:-}
 [ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 1; }
 command -v runc >/dev/null || { echo "bench: runc not found (make deps)" >&2; exit 1; }
 [ -x "$jrunc" ] || { echo "bench: $jrunc is not executable (make build)" >&2; exit 1; }
@@ -196,7 +198,7 @@ echo "(c) memory of a created container: $mem_n rounds..."
 for i in $(seq "$mem_n"); do
   for rt in "${runtimes[@]}"; do bench_memory "$rt" "$tag-c-$rt-$i"; done
 done
-pairs=$(( n > 21 ? n : 21 ))
+[ -n "$pairs" ] || pairs=$(( n > 21 ? n : 21 ))
 echo "(d) create without and with podman's seccomp profile: $pairs pairs of ${runtimes[*]}..."
 for i in $(seq "$pairs"); do
   for rt in "${runtimes[@]}"; do bench_seccomp "$rt" "$tag-d-$rt-$i"; done
@@ -254,6 +256,17 @@ row "    with seccomp" seccompcreate ms
 row "    seccomp's cost" seccompcost ms
 row "    compiled afresh" seccompcold ms
 row "    its cost" seccompcoldcost ms
+# interval METRIC RUNTIME: the median's distribution-free 95% confidence interval, from the order
+# statistics of ranks (n - 1.96 sqrt(n)) / 2 and 1 + (n + 1.96 sqrt(n)) / 2 (binomial, normal approximation).
+interval() {
+  [ -f "$work/samples/$1.$2" ] || return 0
+  sort -n "$work/samples/$1.$2" | awk -v label="$3" '{v[NR]=$1} END {
+    h = 1.96 * sqrt(NR); lo = int((NR - h) / 2); hi = int(1 + (NR + h) / 2 + 0.999)
+    if (lo < 1) lo = 1; if (hi > NR) hi = NR
+    printf "  %s: 95%% interval of the median %.1f to %.1f ms (%d pairs)\n", label, v[lo] / 1000, v[hi] / 1000, NR }'
+}
+interval seccompcost jrunc "jrunc's seccomp cost"
+interval seccompcoldcost jrunc "jrunc's cost compiled afresh"
 echo "kB (median, min)"
 row "(c) VmRSS created" VmRSS kB
 row "    RssAnon" RssAnon kB

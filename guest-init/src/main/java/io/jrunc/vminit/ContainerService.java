@@ -52,6 +52,28 @@ final class ContainerService {
             return b.build();
         });
         d.register(AgentMethods.Containers.STATS, (c, r) -> CgroupStatsReader.read(store.get(r.getId()).id));
+        d.register(AgentMethods.Containers.UPDATE, (c, r) -> update(r));
+    }
+
+    /**
+     * The runtime library's update, as `jrunc update` runs it: the change merged into the resources in
+     * force (a swap-only change is converted against the stored memory limit), then converted to
+     * memory.swap.max (the OCI total minus memory, shared/reference/anchors.md B1/B2) and written.
+     */
+    private UpdateContainerResponse update(UpdateContainerRequest r) throws RpcException {
+        ContainerRecord rec = store.get(r.getId());
+        if (rec.state() == ContainerState.CONTAINER_STATE_STOPPED) {
+            throw new RpcException(Code.FAILED_PRECONDITION, "container " + rec.id + " is stopped");
+        }
+        io.jrunc.spec.LinuxMemory memory = new io.jrunc.spec.LinuxMemory(
+                r.hasMemoryLimit() ? r.getMemoryLimit() : null, null, r.hasMemorySwap() ? r.getMemorySwap() : null,
+                null, null, null, null, null, null);
+        try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
+            container.update(new io.jrunc.spec.LinuxResources(null, memory, null, null, null, null, null, null, null));
+        } catch (ContainerException e) {
+            throw new RpcException(Code.FAILED_PRECONDITION, "update " + rec.id + ": " + e.getMessage());
+        }
+        return UpdateContainerResponse.getDefaultInstance();
     }
 
     private CreateContainerResponse create(CreateContainerRequest r) throws RpcException, InterruptedException {

@@ -2,7 +2,11 @@ package io.jrunc.vminit;
 
 import io.jrunc.bindings.Uts;
 import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.pb.v1.*;
+import io.jrunc.vminit.protocol.pb.v1.ConfigurePodRequest;
+import io.jrunc.vminit.protocol.pb.v1.ConfigurePodResponse;
+import io.jrunc.vminit.protocol.pb.v1.HostEntry;
+import io.jrunc.vminit.protocol.pb.v1.PodStatsResponse;
+import io.jrunc.vminit.protocol.pb.v1.ShutdownResponse;
 import io.jrunc.vminit.protocol.ttrpc.Code;
 import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
 import io.jrunc.vminit.protocol.ttrpc.RpcException;
@@ -14,11 +18,12 @@ import java.util.Map;
 
 /**
  * jrunc.agent.v1.Pod: what the machine is (hostname, resolver, hosts file, kernel parameters), its
- * memory, and Shutdown. Each Configure replaces what it names, so a repeated call is harmless.
+ * memory and swap area ({@link SwapArea}), and Shutdown. Each Configure replaces what it names, so a repeated call is harmless.
  */
 final class PodService {
     private final PodConfig pod;
     private final PowerOff powerOff;
+    private final SwapArea swap = new SwapArea();
 
     PodService(PodConfig pod, PowerOff powerOff) {
         this.pod = pod;
@@ -27,10 +32,8 @@ final class PodService {
 
     void register(Dispatcher d) {
         d.register(AgentMethods.Pod.CONFIGURE, (c, r) -> configure(r));
-        d.register(AgentMethods.Pod.STATS, (c, r) -> stats());
-        d.register(AgentMethods.Pod.ADD_SWAP, (c, r) -> {
-            throw new RpcException(Code.UNIMPLEMENTED, "AddSwap: the pod swap area comes with the next issue");
-        });
+        d.register(AgentMethods.Pod.STATS, (c, r) -> stats(swap.serial()));
+        d.register(AgentMethods.Pod.ADD_SWAP, (c, r) -> swap.add(r));
         d.register(AgentMethods.Pod.SHUTDOWN, (c, r) -> {
             powerOff.begin(r.getGraceNanos());
             return ShutdownResponse.getDefaultInstance();
@@ -79,7 +82,7 @@ final class PodService {
         return ConfigurePodResponse.getDefaultInstance();
     }
 
-    private static PodStatsResponse stats() throws RpcException {
+    private static PodStatsResponse stats(String swapSerial) throws RpcException {
         try {
             PodStatsResponse.Builder b = PodStatsResponse.newBuilder();
             for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
@@ -94,15 +97,35 @@ final class PodService {
                 }
             }
             b.setAgentCgroup(Files.readString(Path.of("/proc/self/cgroup")).trim());
-            List<String> swaps = Files.readAllLines(Path.of("/proc/swaps"));
-            for (String line : swaps.subList(Math.min(1, swaps.size()), swaps.size())) {
-                String[] f = line.trim().split("\\s+");
-                b.addSwaps(SwapArea.newBuilder().setDevice(f[0]).setSizeBytes(Long.parseLong(f[2]) * 1024)
-                        .setUsedBytes(Long.parseLong(f[3]) * 1024).setPriority(Integer.parseInt(f[4])));
+            for (io.jrunc.vminit.protocol.pb.v1.SwapArea area : swaps()) {
+                b.addSwaps(swapSerial != null && isDisk(area.getDevice(), swapSerial)
+                        ? area.toBuilder().setSerial(swapSerial).build() : area);
             }
             return b.build();
         } catch (IOException | RuntimeException e) {
             throw new RpcException(Code.INTERNAL, "reading /proc/meminfo: " + e);
+        }
+    }
+
+    /** /proc/swaps, sizes in bytes (the file counts KiB). */
+    static List<io.jrunc.vminit.protocol.pb.v1.SwapArea> swaps() throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("/proc/swaps"));
+        List<io.jrunc.vminit.protocol.pb.v1.SwapArea> areas = new java.util.ArrayList<>();
+        for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+            String[] f = line.trim().split("\\s+");
+            areas.add(io.jrunc.vminit.protocol.pb.v1.SwapArea.newBuilder().setDevice(f[0])
+                    .setSizeBytes(Long.parseLong(f[2]) * 1024).setUsedBytes(Long.parseLong(f[3]) * 1024)
+                    .setPriority(Integer.parseInt(f[4])).build());
+        }
+        return areas;
+    }
+
+    private static boolean isDisk(String device, String serial) {
+        try {
+            Path file = Path.of("/sys/block", Path.of(device).getFileName().toString(), "serial");
+            return Files.exists(file) && Files.readString(file).trim().equals(serial);
+        } catch (IOException e) {
+            return false;
         }
     }
 }

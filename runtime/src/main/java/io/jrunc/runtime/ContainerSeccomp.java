@@ -43,29 +43,26 @@ final class ContainerSeccomp {
                 notify |= "SCMP_ACT_NOTIFY".equals(rule.action());
             }
         }
-        Runnable[] keep = new Runnable[1];
-        return FilterCompilation.start(() -> compile(spec, root, keep), () -> {
-            if (keep[0] != null) {
-                keep[0].run();
-            }
-        }, notify);
+        return FilterCompilation.start(() -> compileKeepingLater(spec, root), notify);
     }
 
     /** The compiled filter (from the cache in {@code root} when it has it), or null when the config has none. */
     static CompiledFilter compile(Spec spec, Path root) {
-        Runnable[] keep = new Runnable[1];
-        CompiledFilter filter = compile(spec, root, keep);
-        if (keep[0] != null) {
-            keep[0].run();
+        FilterCompilation.Result result = compileKeepingLater(spec, root);
+        if (result == null) {
+            return null;
         }
-        return filter;
+        if (result.afterPublished() != null) {
+            result.afterPublished().run();
+        }
+        return result.filter();
     }
 
     /**
      * As {@link #compile(Spec, Path)}, but a newly compiled program is kept in the cache only when the
-     * caller runs {@code keep[0]} (create runs it once the filter is handed over).
+     * caller runs the result's {@code afterPublished} (create runs it once the filter is handed over).
      */
-    private static CompiledFilter compile(Spec spec, Path root, Runnable[] keep) {
+    private static FilterCompilation.Result compileKeepingLater(Spec spec, Path root) {
         LinuxSeccomp seccomp = spec.linux() == null ? null : spec.linux().seccomp();
         if (seccomp == null) {
             return null;
@@ -74,13 +71,14 @@ final class ContainerSeccomp {
             SeccompCache cache = root == null ? null : new SeccompCache(root);
             byte[] key = cache == null ? null : SeccompCache.key(seccomp, Arch.nativeArch());
             SeccompCache.Entry entry = cache == null ? null : cache.load(key);
+            Runnable keep = null;
             if (entry == null) {
-                entry = new SeccompCache.Entry(SeccompCompiler.compile(seccomp, Arch.nativeArch()),
+                SeccompCache.Entry compiled = new SeccompCache.Entry(SeccompCompiler.compile(seccomp, Arch.nativeArch()),
                         io.jrunc.seccomp.SyscallNames.unknown(seccomp));
                 if (cache != null) {
-                    SeccompCache.Entry compiled = entry;
-                    keep[0] = () -> cache.store(key, compiled);
+                    keep = () -> cache.store(key, compiled);
                 }
+                entry = compiled;
             }
             CompiledFilter filter = entry.filter();
             if (Log.isDebug()) {
@@ -97,7 +95,7 @@ final class ContainerSeccomp {
                 throw new SeccompException("linux.seccomp.flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs an"
                         + " SCMP_ACT_NOTIFY rule");
             }
-            return filter;
+            return new FilterCompilation.Result(filter, keep);
         } catch (SeccompException e) {
             throw new ContainerException(e.getMessage(), e);
         }

@@ -7,6 +7,7 @@ import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
+import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.spec.Bundle;
 import io.jrunc.vm.spec.RootfsImage;
 import io.jrunc.vm.spec.SpecBuilder;
@@ -45,7 +46,11 @@ public final class Containers {
 
     /** What `create` and `run` were asked for; sizes parsed. */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
-                       boolean terminal, boolean stdin) {
+                       boolean terminal, boolean stdin, long swapBytes) {
+        public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
+                    boolean terminal, boolean stdin) {
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, -1);
+        }
     }
 
     private final Pods pods;
@@ -69,7 +74,9 @@ public final class Containers {
         Bundle bundle = Bundle.load(spec.bundle());
         PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
-                named == null ? null : named.hostname()));
+                named == null ? null : named.hostname(), spec.swapBytes()));
+        // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
+        long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
         if (spec.terminal()) {
             config.withObjectProperty("process").put("terminal", true);
         }
@@ -86,7 +93,8 @@ public final class Containers {
                 // an anonymous pod is sized for its one container: its --memory and --cpus when given
                 pod = new PodRecord(Names.random("anon-"), true, spec.cpus() > 0 ? (int) Math.ceil(spec.cpus()) : 1,
                         spec.memoryBytes() > 0 ? spec.memoryBytes() : io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY,
-                        name, List.of(), List.of(), java.util.Map.of(), null, null, System.currentTimeMillis(), 0, 0, null);
+                        name, List.of(), List.of(), java.util.Map.of(), null, null, System.currentTimeMillis(), 0, 0, null)
+                        .withSwap(anonymousSwap);
                 root.write(pod);
             }
             record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), Names.serial(), spec.args(),

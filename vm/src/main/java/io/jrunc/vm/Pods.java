@@ -13,6 +13,7 @@ import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.monitor.pb.StatusRequest;
 import io.jrunc.vm.monitor.pb.StatusResponse;
 import io.jrunc.vm.qemu.QemuCommand;
+import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.qemu.VmImage;
 import io.jrunc.vm.state.ContainerRecord;
 import io.jrunc.vm.state.PodRecord;
@@ -46,7 +47,16 @@ public final class Pods {
 
     /** What `pod create` was asked for; sizes parsed, the rest still text to validate. */
     public record Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
-                       List<String> addHosts, List<String> sysctls, Path kernel, Path initrd) {
+                       List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes) {
+        public Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
+                    List<String> addHosts, List<String> sysctls, Path kernel, Path initrd) {
+            this(name, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, 0);
+        }
+
+        /** The pod's swap area (0: none). */
+        public Spec withSwap(long bytes) {
+            return new Spec(name, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, bytes);
+        }
     }
 
     private final StateRoot root;
@@ -90,12 +100,13 @@ public final class Pods {
         if (spec.kernel() != null || spec.initrd() != null) {
             VmImage.locate(spec.kernel(), spec.initrd());
         }
+        SwapDisk.require(spec.swapBytes(), "--swap");
         PodRecord pod = new PodRecord(name, anonymous, spec.cpus() == 0 ? 1 : spec.cpus(),
                 spec.memoryBytes() == 0 ? QemuCommand.DEFAULT_POD_MEMORY : spec.memoryBytes(),
                 spec.hostname() == null ? name : spec.hostname(), spec.dns(), spec.addHosts(), sysctls,
                 spec.kernel() == null ? null : spec.kernel().toAbsolutePath().toString(),
                 spec.initrd() == null ? null : spec.initrd().toAbsolutePath().toString(),
-                System.currentTimeMillis(), 0, 0, null);
+                System.currentTimeMillis(), 0, 0, null).withSwap(spec.swapBytes());
         try (AutoCloseable ignored = root.lock()) {
             if (root.pod(name).isPresent()) {
                 throw new VmException("pod name \"" + name + "\" is already in use");
@@ -326,6 +337,9 @@ public final class Pods {
         out.put("state", state(pod));
         out.put("memory", Sizes.format(pod.memoryBytes()));
         out.put("vmMemoryMiB", QemuCommand.vmMemoryMiB(pod.memoryBytes()));
+        if (pod.swapBytes() > 0 && !running(pod)) {
+            out.putObject("swap").put("size", Sizes.format(pod.swapBytes())).put("sizeBytes", pod.swapBytes());
+        }
         String installed;
         try {
             installed = VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()),
@@ -353,6 +367,13 @@ public final class Pods {
                         .put("agentCgroup", g.getAgentCgroup());
             } catch (RpcException e) {
                 throw new VmException("pod " + name + ": status query failed: " + e.getMessage(), e);
+            }
+        }
+        if (pod.swapBytes() > 0 && running(pod)) {
+            try (AgentClient monitor = link.connect(name)) {
+                PodSwap.inUse(monitor, out.putObject("swap"), pod);
+            } catch (RpcException e) {
+                throw new VmException("pod " + name + ": swap query failed: " + e.getMessage(), e);
             }
         }
         ArrayNode containers = out.putArray("containers");

@@ -57,6 +57,8 @@ public final class AgentMethods {
                 Method.of(CONTAINERS, "List", ListContainersRequest.parser(), ListContainersResponse.parser());
         public static final Method<ContainerStatsRequest, ContainerStatsResponse> STATS =
                 Method.of(CONTAINERS, "Stats", ContainerStatsRequest.parser(), ContainerStatsResponse.parser());
+        public static final Method<UpdateContainerRequest, UpdateContainerResponse> UPDATE =
+                Method.of(CONTAINERS, "Update", UpdateContainerRequest.parser(), UpdateContainerResponse.parser());
     }
 
     /** jrunc.agent.v1.Processes: a container's process and its execs, signals, exits, stdio. */

@@ -44,23 +44,28 @@ public final class FilterCompilation {
     }
 
     /**
-     * Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says.
-     * {@code after} runs on the same thread once the filter is published (keeping a new program in the
-     * state root's cache, off the spawning thread's path); {@link #finish} waits for it.
+     * What a compile gives: the filter, and what to run on the compile thread once it is published
+     * ({@code afterPublished}, null for nothing: keeping a new program in the state root's cache, off
+     * the spawning thread's path; {@link #finish} waits for it).
      */
-    public static FilterCompilation start(Supplier<CompiledFilter> compile, Runnable after, boolean usesNotify) {
+    public record Result(CompiledFilter filter, Runnable afterPublished) {}
+
+    /** Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says. */
+    public static FilterCompilation start(Supplier<Result> compile, boolean usesNotify) {
         FilterCompilation[] self = new FilterCompilation[1];
         Thread thread = Thread.ofPlatform().name("jrunc-seccomp").daemon(true).unstarted(() -> {
+            Result result = null;
             try {
                 SpawnThread.openSeccompJar();
-                self[0].filter = Loadable.of(compile.get());
+                result = compile.get();
+                self[0].filter = Loadable.of(result.filter());
             } catch (RuntimeException | Error e) {
                 self[0].failure = e;
             } finally {
                 self[0].published.countDown();
             }
-            if (self[0].failure == null) {
-                after.run();
+            if (self[0].failure == null && result.afterPublished() != null) {
+                result.afterPublished().run();
             }
         });
         self[0] = new FilterCompilation(usesNotify, thread, null);

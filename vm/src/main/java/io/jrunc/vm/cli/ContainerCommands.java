@@ -6,6 +6,7 @@ import io.jrunc.vm.Containers;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.config.ConfigFile;
 import io.jrunc.vm.state.ContainerRecord;
 import io.jrunc.vminit.protocol.pb.v1.ContainerStatsResponse;
 import java.nio.file.Files;
@@ -41,10 +42,12 @@ final class ContainerCommands {
         String pod;
         @Option(names = "--name", description = "the container's name (default: generated); unique across pods")
         String name;
-        @Option(names = {"-m", "--memory"}, description = "memory limit, e.g. 64m (overrides the bundle's)")
+        @Option(names = {"-m", "--memory"}, description = "memory limit, e.g. 64m (overrides the bundle's; default: the config file's [container] memory)")
         String memory;
-        @Option(names = "--cpus", description = "CPU limit, e.g. 0.5 (overrides the bundle's)")
-        double cpus;
+        @Option(names = "--cpus", description = "CPU limit, e.g. 0.5 (overrides the bundle's; default: the config file's [container] cpus)")
+        Double cpus;
+        @Option(names = "--swap", description = "swap cap, swap alone, e.g. 64m: needs a memory limit; without --pod also the anonymous pod's swap area (default: the config file's [container] swap, else the whole area)")
+        String swap;
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
         boolean interactive;
         @Option(names = {"-t", "--tty"}, description = "give the process a terminal")
@@ -55,8 +58,10 @@ final class ContainerCommands {
         List<String> command = new ArrayList<>();
 
         Containers.Spec spec() throws VmException {
-            long mem = memory == null ? 0 : Sizes.parse(memory, "--memory");
-            return new Containers.Spec(pod, name, mem, cpus, bundle, command, tty, interactive);
+            ConfigFile.Defaults d = main.defaults();
+            long mem = d.containerMemory(memory == null ? null : Sizes.parse(memory, "--memory"));
+            long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
+            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap);
         }
     }
 
@@ -227,6 +232,9 @@ final class ContainerCommands {
             }
             if (s.getMemory().hasSwapCurrent()) {
                 mem.put("swapCurrent", s.getMemory().getSwapCurrent());
+            }
+            if (s.getMemory().hasSwapLimit()) {
+                mem.put("swapMax", s.getMemory().getSwapLimit());
             }
             var ev = s.getMemory().getEvents();
             mem.putObject("events").put("low", ev.getLow()).put("high", ev.getHigh()).put("max", ev.getMax())

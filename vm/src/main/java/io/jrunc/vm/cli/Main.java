@@ -3,6 +3,7 @@ package io.jrunc.vm.cli;
 import io.jrunc.vm.Containers;
 import io.jrunc.vm.Pods;
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.config.ConfigFile;
 import io.jrunc.vm.monitor.MonitorLink;
 import io.jrunc.vm.monitor.PodMonitor;
 import io.jrunc.vm.state.StateRoot;
@@ -25,7 +26,7 @@ import picocli.CommandLine.Option;
                 ContainerCommands.Stop.class, ContainerCommands.Kill.class, ContainerCommands.Rm.class,
                 ContainerCommands.Ls.class, ContainerCommands.Inspect.class, ContainerCommands.Logs.class,
                 ContainerCommands.Stats.class, ContainerCommands.Exec.class, ContainerCommands.Run.class,
-                Main.Monitor.class})
+                ContainerUpdate.class, Main.Monitor.class})
 public final class Main implements Runnable {
     @Option(names = "--root", description = "state root (default ${DEFAULT-VALUE})", defaultValue = "/run/jrunc-vm")
     Path root;
@@ -33,6 +34,10 @@ public final class Main implements Runnable {
     @Option(names = "--boot-timeout", description = "seconds to wait for a pod's VM to come up (default ${DEFAULT-VALUE})",
             defaultValue = "180")
     int bootTimeout;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "configuration file (TOML: [pod] swap; [container] memory, cpus, swap); default /etc/jrunc-vm/config.toml when it exists")
+    Path config;
 
     /** Tests replace how a monitor starts (in-process stand-ins); the binary starts a monitor JVM. */
     MonitorLink.Starter starter = MonitorLink::startProcess;
@@ -52,6 +57,11 @@ public final class Main implements Runnable {
 
     Containers containers() {
         return new Containers(pods());
+    }
+
+    /** The configuration file's defaults (a flag wins over them). */
+    ConfigFile.Defaults defaults() throws VmException {
+        return ConfigFile.load(config);
     }
 
     @Command(name = "monitor", hidden = true, description = "The pod monitor process (started by jrunc-vm itself).")

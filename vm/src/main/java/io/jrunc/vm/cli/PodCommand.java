@@ -60,6 +60,8 @@ final class PodCommand implements Runnable {
         List<String> addHosts = new ArrayList<>();
         @Option(names = "--sysctl", description = "KEY=VALUE kernel parameter of the pod's VM (repeatable)")
         List<String> sysctls = new ArrayList<>();
+        @Option(names = "--swap", description = "the pod's swap area, shared by its containers, e.g. 1g (default: the config file's [pod] swap, else none)")
+        String swap;
         @Option(names = "--kernel", description = "the VM's kernel (default: the installed image's)")
         Path kernel;
         @Option(names = "--initrd", description = "the VM's initramfs (default: the installed image's)")
@@ -68,7 +70,9 @@ final class PodCommand implements Runnable {
         @Override
         public Integer call() throws VmException {
             long mem = memory == null ? 0 : Sizes.parse(memory, "--memory");
-            PodRecord p = pods().create(new Pods.Spec(name, cpus, mem, hostname, dns, addHosts, sysctls, kernel, initrd), false);
+            long swapBytes = pod.main.defaults().podSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
+            PodRecord p = pods().create(new Pods.Spec(name, cpus, mem, hostname, dns, addHosts, sysctls, kernel, initrd)
+                    .withSwap(swapBytes), false);
             Main.Output.out.println(p.name());
             return 0;
         }

@@ -8,11 +8,13 @@ import io.jrunc.vm.monitor.pb.ShutdownResponse;
 import io.jrunc.vm.monitor.pb.StartContainerResponse;
 import io.jrunc.vm.monitor.pb.StatusResponse;
 import io.jrunc.vm.qemu.QemuCommand;
+import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.qemu.VmImage;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
 import io.jrunc.vminit.protocol.AgentClient;
 import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.AddSwapRequest;
 import io.jrunc.vminit.protocol.pb.v1.ConfigurePodRequest;
 import io.jrunc.vminit.protocol.pb.v1.ContainerInfo;
 import io.jrunc.vminit.protocol.pb.v1.ContainerState;
@@ -101,6 +103,11 @@ public final class PodMonitor implements AutoCloseable {
         }
         try {
             agent.call(AgentMethods.Pod.CONFIGURE, configure(pod));
+            if (pod.swapBytes() > 0) {
+                // before any container is created or started; a reconnecting monitor's repeat is
+                // answered with the area already enabled (same serial)
+                agent.call(AgentMethods.Pod.ADD_SWAP, AddSwapRequest.newBuilder().setSerial(SwapDisk.SERIAL).build());
+            }
             PodMonitor monitor = new PodMonitor(root, pod, vm, agent);
             for (ContainerInfo c : agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance()).getContainersList()) {
                 // every started container: a running one's output goes on, a stopped one's rest is still buffered
@@ -293,7 +300,12 @@ public final class PodMonitor implements AutoCloseable {
             } else {
                 VmImage image = VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()),
                         pod.initrd() == null ? null : Path.of(pod.initrd()));
-                var command = QemuCommand.build(image, pod.cpus(), pod.memoryBytes(), dir, QemuCommand.kvmAvailable());
+                var command = new java.util.ArrayList<>(QemuCommand.build(image, pod.cpus(), pod.memoryBytes(), dir,
+                        QemuCommand.kvmAvailable()));
+                if (pod.swapBytes() > 0) {
+                    // afresh at every boot: the agent formats it, and nothing in it outlives the VM
+                    command.addAll(SwapDisk.qemuArgs(SwapDisk.makeFresh(dir, pod.swapBytes())));
+                }
                 System.err.println("monitor " + ProcessHandle.current().pid() + ": " + String.join(" ", command));
                 QemuVm qemu = QemuVm.launch(command, dir, dir.resolve("monitor.log"));
                 long started = ProcessHandle.of(qemu.pid()).flatMap(h -> h.info().startInstant()).map(i -> i.toEpochMilli()).orElse(0L);
@@ -313,6 +325,7 @@ public final class PodMonitor implements AutoCloseable {
                 }
                 vm.awaitExit(Duration.ofSeconds(10));
                 vm.close();
+                Files.deleteIfExists(SwapDisk.file(dir));
                 return 1;
             }
             System.err.println("monitor: pod " + podName + " ready");
@@ -321,6 +334,7 @@ public final class PodMonitor implements AutoCloseable {
             monitor.close();
             Files.deleteIfExists(dir.resolve("qmp.sock"));
             Files.deleteIfExists(dir.resolve("agent.sock"));
+            Files.deleteIfExists(SwapDisk.file(dir)); // scratch: the next boot makes it afresh
             return 0;
         } catch (VmException | IOException e) {
             System.err.println("monitor: " + e.getMessage());

@@ -12,7 +12,9 @@ import java.util.List;
  * field:
  * <ul>
  * <li>linux.resources: the bundle's, with memory.limit replaced by --memory and cpu.quota/period by
- * --cpus (quota = cpus x period, period 100000 us, as podman writes --cpus);
+ * --cpus (quota = cpus x period, period 100000 us, as podman writes --cpus); a --swap cap (swap
+ * alone) written as memory.swap = memory limit + cap, the OCI total; a cap without a memory limit
+ * refused;
  * <li>linux.namespaces: the network namespace removed, since a container uses the pod's network (the
  * guest's own); every other namespace passed through;
  * <li>hostname: the pod's (the hostname is the pod's, shared/design/guest-init.md);
@@ -29,8 +31,14 @@ public final class SpecBuilder {
     public static final String ROOT_OVERLAY = "io.jrunc.vm.root-overlay";
     static final long CPU_PERIOD = 100_000;
 
-    /** What the command line and the pod decide. Null/zero/empty leaves the bundle's value. */
-    public record Overrides(long memoryBytes, double cpus, List<String> args, String podHostname) {
+    /**
+     * What the command line and the pod decide. Null/zero/empty leaves the bundle's value; a negative
+     * swap cap is none (the container may use the whole area).
+     */
+    public record Overrides(long memoryBytes, double cpus, List<String> args, String podHostname, long swapCapBytes) {
+        public Overrides(long memoryBytes, double cpus, List<String> args, String podHostname) {
+            this(memoryBytes, cpus, args, podHostname, -1);
+        }
     }
 
     private SpecBuilder() {
@@ -69,6 +77,21 @@ public final class SpecBuilder {
                 cpu.put("quota", Math.round(o.cpus() * CPU_PERIOD));
                 cpu.put("period", CPU_PERIOD);
             }
+        }
+
+        if (o.swapCapBytes() >= 0) {
+            if (linux == null) {
+                linux = config.putObject("linux");
+            }
+            ObjectNode memory = object(object(linux, "resources"), "memory");
+            long limit = memory.path("limit").asLong(0);
+            if (limit <= 0) {
+                throw new VmException("--swap needs a memory limit: the cap is swap alone, read against it"
+                        + " (give --memory, [container] memory in the config file, or linux.resources.memory.limit in "
+                        + bundle.dir().resolve("config.json") + ")");
+            }
+            // the OCI field is the memory+swap total; the guest's runtime converts it back (SwapCaps)
+            memory.put("swap", SwapCaps.total(limit, o.swapCapBytes()));
         }
 
         if (o.podHostname() != null && !o.podHostname().isEmpty()) {

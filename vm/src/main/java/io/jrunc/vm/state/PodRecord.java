@@ -13,6 +13,7 @@ import java.util.Map;
  * @param qemuPid      0 when no VM was started; with qemuStartedAt it identifies qemu even after a
  *                     reboot reused the pid
  * @param bootedDigest the VM image's digest at the last boot ("unknown" without a digest file)
+ * @param swapBytes    the pod's swap area (a sparse file made afresh at every boot, docs/vm.md); 0: none
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record PodRecord(
@@ -29,7 +30,16 @@ public record PodRecord(
         long createdAt,
         long qemuPid,
         long qemuStartedAt,
-        String bootedDigest) {
+        String bootedDigest,
+        long swapBytes) {
+
+    /** A pod without a swap area. */
+    public PodRecord(String name, boolean anonymous, int cpus, long memoryBytes, String hostname, List<String> dns,
+                     List<String> addHosts, Map<String, String> sysctls, String kernel, String initrd, long createdAt,
+                     long qemuPid, long qemuStartedAt, String bootedDigest) {
+        this(name, anonymous, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, createdAt, qemuPid,
+                qemuStartedAt, bootedDigest, 0);
+    }
 
     public PodRecord {
         dns = dns == null ? List.of() : List.copyOf(dns);
@@ -39,6 +49,11 @@ public record PodRecord(
 
     public PodRecord withVm(long pid, long startedAt, String digest) {
         return new PodRecord(name, anonymous, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd,
-                createdAt, pid, startedAt, digest);
+                createdAt, pid, startedAt, digest, swapBytes);
+    }
+
+    public PodRecord withSwap(long bytes) {
+        return new PodRecord(name, anonymous, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd,
+                createdAt, qemuPid, qemuStartedAt, bootedDigest, bytes);
     }
 }

@@ -108,6 +108,35 @@ class BadInputTest {
     }
 
     @Test
+    void aSwapCapWithoutAMemoryLimitMakesNothing() throws Exception {
+        refused("--swap", "create", "--name", "c1", "--swap", "64m", bundle.toString());
+        refused("--swap", "run", "--swap", "64m", bundle.toString());
+        assertEquals(0, run("pod", "create", "--name", "p1").code());
+        refused("--swap", "create", "--pod", "p1", "--name", "c1", "--swap", "64m", bundle.toString());
+        refused("nocontainer", "update", "--swap", "64m", "nocontainer");
+        refused("nothing to change", "update", "nocontainer");
+    }
+
+    @Test
+    void badSwapSizes() throws IOException {
+        refused("--swap", "pod", "create", "--name", "p1", "--swap", "lots");
+        refused("--swap", "pod", "create", "--name", "p1", "--swap", "4k");
+        refused("--swap", "create", "--memory", "32m", "--swap", "4k", bundle.toString());
+    }
+
+    @Test
+    void aConfigFileThatDoesNotParseOrHasAnUnknownKey() throws IOException {
+        Path bad = Files.writeString(tmp.resolve("bad.toml"), "[pod\n");
+        refused("bad.toml", "--config", bad.toString(), "pod", "create", "--name", "p1");
+        Path unknown = Files.writeString(tmp.resolve("unknown.toml"), "[container]\nswapp = \"1g\"\n");
+        refused("container.swapp", "--config", unknown.toString(), "create", "--memory", "32m", bundle.toString());
+        refused("absent.toml", "--config", tmp.resolve("absent.toml").toString(), "pod", "create");
+        // the file's [container] swap with no memory limit anywhere is refused as the flag is
+        Path swapOnly = Files.writeString(tmp.resolve("swap.toml"), "[container]\nswap = \"64m\"\n");
+        refused("--swap", "--config", swapOnly.toString(), "create", bundle.toString());
+    }
+
+    @Test
     void unknownPod() throws IOException {
         refused("nopod", "create", "--pod", "nopod", "--name", "c1", bundle.toString());
         refused("nopod", "pod", "start", "nopod");

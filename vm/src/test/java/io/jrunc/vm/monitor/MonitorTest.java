@@ -87,6 +87,25 @@ class MonitorTest {
     }
 
     @Test
+    void aPodWithASwapAreaHasItEnabledOnceBeforeAnyContainer() throws Exception {
+        pod = pod.withSwap(256L << 20);
+        root.write(pod);
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        try (AgentClient client = link(new AtomicInteger()).connect("p1")) {
+            client.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId("c2")
+                    .setSerial("jr00aa").setImage("/x/rootfs.img").setOciConfig(ByteString.copyFromUtf8("{}")).build());
+        }
+        assertEquals(List.of("jrunc-swap"), guest.swaps);
+        assertEquals(List.of("Configure", "AddSwap", "Create"), guest.calls);
+    }
+
+    @Test
+    void aPodWithoutASwapAreaNeverAsksForOne() throws Exception {
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        assertEquals(List.of(), guest.swaps);
+    }
+
+    @Test
     void configuresThePodAndPassesAgentCallsThrough() throws Exception {
         monitor = PodMonitor.start(root, pod, vm, FAST);
         assertEquals(1, guest.configured.size());

@@ -41,6 +41,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class StandInGuest implements AutoCloseable {
     final List<ConfigurePodRequest> configured = new CopyOnWriteArrayList<>();
     final List<CreateContainerRequest> created = new CopyOnWriteArrayList<>();
+    /** AddSwap calls, and Configure/AddSwap/Create in the order they came. */
+    final List<String> swaps = new CopyOnWriteArrayList<>();
+    final List<String> calls = new CopyOnWriteArrayList<>();
     final List<String> removed = new CopyOnWriteArrayList<>();
     final List<String> started = new CopyOnWriteArrayList<>();
     private final AtomicBoolean helloSent = new AtomicBoolean();
@@ -71,7 +74,13 @@ final class StandInGuest implements AutoCloseable {
     private Dispatcher dispatcher() {
         return new Dispatcher()
                 .register(AgentMethods.VERSION, AgentProtocol.versionHandler("stand-in"))
+                .register(AgentMethods.Pod.ADD_SWAP, (ctx, q) -> {
+                    swaps.add(q.getSerial());
+                    calls.add("AddSwap");
+                    return io.jrunc.vminit.protocol.pb.v1.AddSwapResponse.getDefaultInstance();
+                })
                 .register(AgentMethods.Pod.CONFIGURE, (ctx, q) -> {
+                    calls.add("Configure");
                     configured.add(q);
                     return io.jrunc.vminit.protocol.pb.v1.ConfigurePodResponse.getDefaultInstance();
                 })
@@ -87,6 +96,7 @@ final class StandInGuest implements AutoCloseable {
                             .setState(ContainerState.CONTAINER_STATE_RUNNING).setPid(7)).build();
                 })
                 .register(AgentMethods.Containers.CREATE, (ctx, q) -> {
+                    calls.add("Create");
                     created.add(q);
                     return CreateContainerResponse.newBuilder().setPid(42).build();
                 })
