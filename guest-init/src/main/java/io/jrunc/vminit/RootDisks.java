@@ -19,17 +19,42 @@ final class RootDisks {
     private RootDisks() {}
 
     private static final Path BLOCK = Path.of("/sys/block");
+    private static final Path PCI_RESCAN = Path.of("/sys/bus/pci/rescan");
+    /** How long a disk may be late before the PCI bus is rescanned (hot-plug usually shows in about 1 s under TCG). */
+    static final long RESCAN_AFTER_MILLIS = 3_000;
 
     /** /dev/NAME of the disk with {@code serial}, waiting up to {@code waitMillis} for it to appear. */
     static Path find(String serial, long waitMillis) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + waitMillis * 1_000_000;
+        return find(serial, waitMillis, BLOCK, PCI_RESCAN, RESCAN_AFTER_MILLIS);
+    }
+
+    /**
+     * The search, with sysfs' two paths as parameters so a test can stand in for them. A hot-plugged
+     * disk is announced by ACPI; if the guest missed or has not yet handled the event, the device stays
+     * unseen: after {@code rescanAfterMillis} without it the PCI bus is rescanned once (writing 1 to
+     * /sys/bus/pci/rescan probes every slot, as kata-agent does for a late device), and the wait goes on.
+     */
+    static Path find(String serial, long waitMillis, Path block, Path rescan, long rescanAfterMillis)
+            throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + waitMillis * 1_000_000;
+        boolean rescanned = false;
         do {
-            try (Stream<Path> disks = Files.list(BLOCK)) {
+            try (Stream<Path> disks = Files.list(block)) {
                 for (Path disk : disks.toList()) {
                     Path file = disk.resolve("serial");
                     if (Files.exists(file) && Files.readString(file).trim().equals(serial)) {
                         return Path.of("/dev", disk.getFileName().toString());
                     }
+                }
+            }
+            if (!rescanned && System.nanoTime() - start >= rescanAfterMillis * 1_000_000) {
+                rescanned = true;
+                try {
+                    Files.writeString(rescan, "1");
+                    Console.log("disk %s not seen after %d ms: PCI bus rescanned", serial, rescanAfterMillis);
+                } catch (IOException e) {
+                    Console.log("disk %s not seen; PCI rescan failed: %s", serial, e.getMessage());
                 }
             }
             Thread.sleep(50);

@@ -174,9 +174,10 @@ public final class Containers {
         return new VmException(code, what + ": " + m, e);
     }
 
+    /** Starts a created container; one of a stopped pod boots the pod (its other containers stay stopped). */
     public void start(String name) throws VmException {
         ContainerRecord c = require(name);
-        try (AgentClient monitor = pods.connectRunning(pods.require(c.pod()))) {
+        try (AgentClient monitor = pods.start(c.pod())) {
             monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(name).build(), Duration.ofSeconds(60));
             root.write(c.withState("running", 0));
         } catch (RpcException e) {

@@ -1,12 +1,15 @@
 package io.jrunc.vm;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.ByteString;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.vm.monitor.MonitorLink;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.PodMonitor;
+import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.ShutdownRequest;
+import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.monitor.pb.StatusRequest;
 import io.jrunc.vm.monitor.pb.StatusResponse;
 import io.jrunc.vm.qemu.QemuCommand;
@@ -16,8 +19,14 @@ import io.jrunc.vm.state.ContainerRecord;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
 import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.pb.v1.ListContainersRequest;
+import io.jrunc.vminit.protocol.pb.v1.PodStatsRequest;
+import io.jrunc.vminit.protocol.pb.v1.PodStatsResponse;
 import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,13 +144,98 @@ public final class Pods {
         return PodMonitor.runningQemu(pod).isPresent();
     }
 
-    /** Starts the pod's VM (and its monitor) if it does not run, and connects to its monitor. */
+    /**
+     * Starts the pod's VM (and its monitor) if it does not run, and connects to its monitor. A VM booted
+     * here is new and empty: the containers the pod kept from an earlier boot (`pod stop` keeps their
+     * records, specs and images) are created in it again, not started, so they answer as stopped and
+     * `start C` runs them (what podman's stopped pod offers).
+     */
     public AgentClient start(String name) throws VmException {
         PodRecord pod = require(name);
-        if (!running(pod)) {
+        boolean boot = !running(pod);
+        if (boot) {
             image(pod); // fail here, in one line, rather than in the monitor's log
         }
-        return link.connect(name);
+        AgentClient monitor = link.connect(name);
+        if (boot) {
+            try {
+                recreate(monitor, name);
+            } catch (VmException | RuntimeException e) {
+                monitor.close();
+                throw e;
+            }
+        }
+        return monitor;
+    }
+
+    /**
+     * `pod start`: boots the VM and starts every container the pod kept (podman's `pod start` starts
+     * its containers); a pod that already runs is left as it is. The names it started.
+     */
+    public List<String> startWithContainers(String name) throws VmException {
+        PodRecord pod = require(name);
+        boolean boot = !running(pod);
+        List<String> started = new ArrayList<>();
+        try (AgentClient monitor = start(name)) {
+            if (!boot) {
+                return started;
+            }
+            for (ContainerRecord c : root.containers(name)) {
+                if (!"created".equals(c.lastState())) {
+                    continue; // not re-created: recreate() said why, or it is still being made by another call
+                }
+                monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(c.name()).build(),
+                        Duration.ofSeconds(60));
+                root.write(c.withState("running", 0));
+                started.add(c.name());
+            }
+        } catch (RpcException e) {
+            throw new VmException("pod " + name + ": starting its containers failed: " + e.getMessage(), e);
+        }
+        return started;
+    }
+
+    /**
+     * Creates the pod's recorded containers in a freshly booted VM from what their create left in the
+     * state directory: the built spec (config.json) and the root filesystem image, hot-plugged under
+     * the same serial. A container still being created ("creating": the call that boots the VM for it
+     * adds it itself) is skipped. Every container is tried; those that fail are named in one error.
+     */
+    private void recreate(AgentClient monitor, String pod) throws VmException {
+        // a call that raced this one to boot the pod may have created some already: their disks are
+        // plugged, and a second hot-plug under the same serial would fail
+        java.util.Set<String> inGuest = new java.util.HashSet<>();
+        try {
+            for (var info : monitor.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance(),
+                    Duration.ofSeconds(30)).getContainersList()) {
+                inGuest.add(info.getId());
+            }
+        } catch (RpcException e) {
+            throw new VmException("pod " + pod + ": listing its containers failed: " + e.getMessage(), e);
+        }
+        List<String> failed = new ArrayList<>();
+        for (ContainerRecord c : root.containers(pod)) {
+            if ("creating".equals(c.lastState()) || inGuest.contains(c.name())) {
+                continue;
+            }
+            Path dir = root.containerDir(pod, c.name());
+            try {
+                monitor.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId(c.name())
+                        .setOciConfig(ByteString.copyFrom(Files.readAllBytes(dir.resolve("config.json"))))
+                        .setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial()).build(), Duration.ofSeconds(120));
+                root.write(c.withState("created", 0));
+            } catch (RpcException e) {
+                if (e.code() != io.jrunc.vminit.protocol.ttrpc.Code.ALREADY_EXISTS) {
+                    failed.add(c.name() + " (" + e.getMessage() + ")");
+                }
+            } catch (IOException e) {
+                failed.add(c.name() + " (" + e.getMessage() + ")");
+            }
+        }
+        if (!failed.isEmpty()) {
+            throw new VmException("pod " + pod + " booted, but its container(s) " + String.join(", ", failed)
+                    + " could not be created again: remove them (rm -f)");
+        }
     }
 
     /** Connects to a running pod's monitor (starting a new monitor if the old one died); never boots. */
@@ -266,6 +360,11 @@ public final class Pods {
                 out.put("vmStatus", s.getVmStatus());
                 out.put("monitorPid", s.getMonitorPid());
                 out.put("agent", s.getAgent() + " " + s.getAgentMajor() + "." + s.getAgentMinor());
+                // what the guest kernel says (the agent's Pod Stats): the memory the pod's containers
+                // have, and the agent's own cgroup, which creating containers must never change
+                PodStatsResponse g = monitor.call(AgentMethods.Pod.STATS, PodStatsRequest.getDefaultInstance(), Duration.ofSeconds(30));
+                out.putObject("guest").put("memTotal", g.getMemTotalBytes()).put("memAvailable", g.getMemAvailableBytes())
+                        .put("agentCgroup", g.getAgentCgroup());
             } catch (RpcException e) {
                 throw new VmException("pod " + name + ": status query failed: " + e.getMessage(), e);
             }

@@ -64,6 +64,14 @@ final class JruncVm {
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 
+    /** Starts jrunc-vm without waiting (its output discarded), for a call that blocks, as `run` does. */
+    Process start(String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--root", root.toString()));
+        cmd.addAll(List.of(args));
+        return new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
     Result ok(String... args) throws Exception {
         Result r = run(args);
         assertEquals(0, r.code(), "jrunc-vm " + String.join(" ", args) + "\n" + r.all());

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Pods in a real VM, through the jrunc-vm binary as a user drives it (issue 9 section 4, items 2, 3,
- * 4, 7 and 8). The ordered cases share one pod boot (booting under software emulation takes 10-40 s);
- * the anonymous-pod case boots its own. Skipped, saying why, while the VM image (build/vm-image/, made
+ * Pods in a real VM, through the jrunc-vm binary as a user drives it (issue 9 section 4, items 2 to 8,
+ * and section 3's memory rule). The ordered cases share one pod boot (booting under software emulation
+ * takes 10-40 s) until `pod stop`; `pod start` boots it again, and the anonymous-pod case boots its own. Skipped, saying why, while the VM image (build/vm-image/, made
  * by `make vm-image` with the guest agent) or build/bin/jrunc-vm is absent, or busybox-static is not
  * installed for the containers' rootfs.
  */
@@ -36,6 +37,11 @@ class PodVmTest {
     static final Path BIN = JruncVm.BIN;
     static final Path IMAGE = BIN.getParent().resolveSibling("vm-image");
     static final String POD = "e2e-pod";
+    static final long POD_MEMORY = 256L << 20;
+    /** The pod's memory less 3% (issue 9 section 3): what the guest must have available at ready. */
+    static final long POD_MEMORY_FLOOR = POD_MEMORY * 97 / 100;
+    /** The agent's cgroup, which no create, exec or OOM may change (issue 9 section 4 item 5). */
+    static final String AGENT_CGROUP = "0::/agent";
 
     static Path work;
     static Path root;
@@ -75,7 +81,7 @@ class PodVmTest {
             Files.createDirectories(dir.resolve("rootfs").resolve(d));
         }
         Files.copy(Path.of("/bin/busybox"), bin.resolve("busybox"), StandardCopyOption.COPY_ATTRIBUTES);
-        for (String applet : List.of("sh", "echo", "cat", "sleep", "hostname", "ls", "stty", "true", "wc")) {
+        for (String applet : List.of("sh", "echo", "cat", "sleep", "hostname", "ls", "stty", "true", "wc", "yes", "head", "kill", "rm")) {
             Files.createSymbolicLink(bin.resolve(applet), Path.of("busybox"));
         }
         Files.writeString(dir.resolve("config.json"), """
@@ -92,7 +98,7 @@ class PodVmTest {
                             {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "strictatime", "mode=755", "size=65536k"]},
                             {"destination": "/dev/pts", "type": "devpts", "source": "devpts", "options": ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"]},
                             {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]},
-                            {"destination": "/tmp", "type": "tmpfs", "source": "tmpfs"}],
+                            {"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["size=1g"]}],
                  "linux": {"namespaces": [{"type": "pid"}, {"type": "network"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}, {"type": "cgroup"}],
                            "maskedPaths": ["/proc/kcore"], "readonlyPaths": ["/proc/sys"]}}
                 """);
@@ -119,10 +125,26 @@ class PodVmTest {
         return Stream.of(ok("exec", "a", "ls", "/sys/block").out().split("\\s+")).filter(s -> s.startsWith("vd")).count();
     }
 
+    /** The guest's view in `pod inspect` (the agent's Pod Stats): memTotal, memAvailable, agentCgroup. */
+    static JsonNode guest() throws Exception {
+        JsonNode g = json("pod", "inspect", POD).path("guest");
+        assertTrue(g.isObject(), "pod inspect has the guest's figures");
+        return g;
+    }
+
+    static long memAvailableAtReady;
+
     @Test
     @Order(1)
     void twoContainersEachWithItsOwnPid1AndThePodsHostname() throws Exception {
-        assertEquals(POD + "\n", ok("pod", "create", "--name", POD, "--hostname", "podhost", "--memory", "256m").out());
+        assertEquals(POD + "\n", ok("pod", "create", "--name", POD, "--hostname", "podhost", "--memory", "256m",
+                "--sysctl", "vm.overcommit_ratio=63", "--sysctl", "net.ipv4.ip_forward=1").out());
+        ok("pod", "start", POD);
+        JsonNode ready = guest();
+        memAvailableAtReady = ready.path("memAvailable").asLong();
+        System.out.println("pod-vm: at ready MemTotal " + ready.path("memTotal").asLong() + ", MemAvailable "
+                + memAvailableAtReady + " for a pod of " + POD_MEMORY + " (VM " + json("pod", "inspect", POD).path("vmMemoryMiB") + " MiB)");
+        assertEquals(AGENT_CGROUP, ready.path("agentCgroup").asText());
         ok("create", "--pod", POD, "--name", "a", bundle.toString(), "sh", "-c", "echo started-a; exec sleep 1001");
         ok("create", "--pod", POD, "--name", "b", bundle.toString(), "sleep", "1002");
         ok("start", "a");
@@ -190,6 +212,86 @@ class PodVmTest {
 
     @Test
     @Order(4)
+    void thePodsMemoryIsItsContainers() throws Exception {
+        // issue 9 section 3: at ready the guest has at least the pod's memory less 3% available, and a
+        // container can take that much (non-zero data: a kernel may keep zero-filled pages apart)
+        assertTrue(memAvailableAtReady >= POD_MEMORY_FLOOR, "MemAvailable at ready " + memAvailableAtReady
+                + " < " + POD_MEMORY_FLOOR + " (the pod's 256 MiB less 3%)");
+        // a 1 MiB chunk copied whole MiBs, then the rest: 19 s here, where `yes | head -c` took 50 s
+        long mibs = POD_MEMORY_FLOOR >> 20;
+        JruncVm.Result fill = jrunc("exec", "a", "sh", "-c", "yes 0123456789abcdef | head -c 1048576 > /tmp/c; i=0; "
+                + "while [ $i -lt " + mibs + " ]; do cat /tmp/c; i=$((i+1)); done > /tmp/fill; "
+                + "head -c " + (POD_MEMORY_FLOOR - (mibs << 20)) + " /tmp/c >> /tmp/fill; wc -c < /tmp/fill; rm -f /tmp/fill /tmp/c");
+        assertEquals(0, fill.code(), fill.all());
+        assertEquals(Long.toString(POD_MEMORY_FLOOR), fill.out().strip(), "the container held it all");
+        assertEquals("alive\n", ok("exec", "b", "echo", "alive").out());
+    }
+
+    @Test
+    @Order(5)
+    void aSignalKilledProcessReports128PlusN() throws Exception {
+        // an exec killed by SIGUSR1 (10): jrunc-vm exec exits 138
+        JruncVm.Result usr1 = jrunc("exec", "a", "sh", "-c", "kill -USR1 $$; sleep 5");
+        assertEquals(128 + 10, usr1.code(), usr1.all());
+        // a container's process killed by SIGKILL (9) from the host: jrunc-vm run exits 137
+        Process run = vm.start("run", "--pod", POD, "--name", "sig", bundle.toString(), "sleep", "1005");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!"running".equals(state("sig")) && System.nanoTime() < deadline) {
+            Thread.sleep(300);
+        }
+        ok("kill", "-s", "KILL", "sig");
+        assertTrue(run.waitFor(60, TimeUnit.SECONDS), "run ended when its container was killed");
+        assertEquals(128 + 9, run.exitValue());
+        ok("rm", "sig");
+    }
+
+    static String state(String container) throws Exception {
+        JruncVm.Result r = jrunc("inspect", container);
+        return r.code() == 0 ? JSON.readTree(r.out()).path("state").asText() : "";
+    }
+
+    @Test
+    @Order(6)
+    void anOomInAMemoryLimitedContainerShowsInStatsWhileTheAgentAndTheOthersRun() throws Exception {
+        // the shell's variable grows past 16 MiB (non-zero data)
+        JruncVm.Result hog = jrunc("run", "--pod", POD, "--name", "hog", "--memory", "16m", bundle.toString(),
+                "sh", "-c", "x=$(yes 0123456789abcdef | head -c 100000000); echo survived");
+        assertEquals(137, hog.code(), hog.all());
+        assertFalse(hog.out().contains("survived"), hog.all());
+        JsonNode stats = json("stats", "hog");
+        System.out.println("pod-vm: hog's stats " + stats);
+        assertEquals(16L << 20, stats.path("memory").path("max").asLong(), stats.toString());
+        assertTrue(stats.path("memory").path("events").path("oomKill").asLong() >= 1, "no oom_kill in " + stats);
+        assertEquals("alive\n", ok("exec", "a", "echo", "alive").out());
+        assertEquals("alive\n", ok("exec", "b", "echo", "alive").out());
+        assertEquals(AGENT_CGROUP, guest().path("agentCgroup").asText(), "the agent never joined a container's cgroup");
+        ok("rm", "hog");
+    }
+
+    @Test
+    @Order(7)
+    void thePodsSysctlsAreAppliedAndAContainerAskingForOneIsRefused() throws Exception {
+        // vm.* is the machine's; net.* is the pod's network namespace, which the containers share
+        assertEquals("63", ok("exec", "a", "cat", "/proc/sys/vm/overcommit_ratio").out().strip());
+        assertEquals("1", ok("exec", "b", "cat", "/proc/sys/net/ipv4/ip_forward").out().strip());
+
+        Path asks = Files.createDirectories(work.resolve("sysctl-bundle"));
+        JsonNode config = JSON.readTree(bundle.resolve("config.json").toFile());
+        ((ObjectNode) config.path("root")).put("path", bundle.resolve("rootfs").toString());
+        ((ObjectNode) config.path("linux")).putObject("sysctl").put("vm.swappiness", "10");
+        JSON.writeValue(asks.resolve("config.json").toFile(), config);
+        long before = json("ls", "--format", "json").size();
+        JruncVm.Result refused = jrunc("create", "--pod", POD, "--name", "asks", asks.toString());
+        assertEquals(125, refused.code(), refused.all());
+        assertEquals(1, refused.err().strip().lines().count(), refused.err());
+        assertTrue(refused.err().contains("linux.sysctl"), refused.err());
+        assertEquals(before, json("ls", "--format", "json").size(), "nothing was created");
+        assertFalse(Files.exists(root.resolve("pods").resolve(POD).resolve("containers").resolve("asks")), "no state left");
+        assertEquals("alive\n", ok("exec", "a", "echo", "alive").out(), "the pod is untouched");
+    }
+
+    @Test
+    @Order(8)
     void stopKeepsTheNameAndRmFreesIt() throws Exception {
         ok("stop", "-t", "1", "b");
         JruncVm.Result taken = jrunc("create", "--pod", POD, "--name", "b", bundle.toString());
@@ -200,8 +302,8 @@ class PodVmTest {
     }
 
     @Test
-    @Order(5)
-    void podStopPowersOffAndLeavesOnlyThePodsStateThenPodRmRemovesIt() throws Exception {
+    @Order(9)
+    void podStopPowersOffAndLeavesOnlyThePodsState() throws Exception {
         JsonNode pod = json("pod", "inspect", POD);
         long qemuPid = pod.path("qemuPid").asLong();
         long monitorPid = pod.path("monitorPid").asLong();
@@ -221,13 +323,41 @@ class PodVmTest {
         assertTrue(Files.exists(podDir.resolve("pod.json")));
         assertTrue(ok("logs", "a").out().contains("started-a"), "logs kept across pod stop");
         assertEquals("stopped", json("pod", "inspect", POD).path("state").asText());
+        for (JsonNode c : json("ls", "--format", "json")) {
+            assertEquals("stopped", c.path("state").asText(), c.toString());
+        }
+    }
+
+    @Test
+    @Order(10)
+    void podStartBringsItsContainersBackThenPodRmRemovesIt() throws Exception {
+        // podman's pod start: the stopped pod's containers start again under their names. The VM is new:
+        // each is created again from its recorded spec and image, then started.
+        ok("pod", "start", POD);
+        JsonNode list = json("ls", "--format", "json");
+        assertEquals(2, list.size(), list.toString());
+        for (JsonNode c : list) {
+            assertEquals("running", c.path("state").asText(), c.toString());
+        }
+        assertTrue(ok("exec", "a", "cat", "/proc/1/cmdline").out().contains("1001"), "a runs its own command again");
+        assertTrue(ok("exec", "b", "cat", "/proc/1/cmdline").out().contains("1003"), "b runs its own command");
+        assertEquals("podhost", ok("exec", "b", "hostname").out().strip());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!ok("logs", "a").out().equals("started-a\nstarted-a\n") && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertEquals("started-a\nstarted-a\n", ok("logs", "a").out(), "the log goes on across the restart");
+        assertEquals("63", ok("exec", "a", "cat", "/proc/sys/vm/overcommit_ratio").out().strip(), "the pod's sysctl again");
+        assertEquals(AGENT_CGROUP, guest().path("agentCgroup").asText());
+
+        Path podDir = root.resolve("pods").resolve(POD);
         ok("pod", "rm", "-f", POD);
         assertFalse(Files.exists(podDir), "pod rm removed the pod's state");
         assertEquals(0, json("ls", "--format", "json").size(), "pod rm -f took its containers");
     }
 
     @Test
-    @Order(6)
+    @Order(11)
     void anAnonymousPodGoesWithItsContainer() throws Exception {
         ok("create", "--name", "lone", bundle.toString(), "sleep", "100");
         JsonNode pods = json("pod", "ls", "--format", "json");

@@ -84,12 +84,14 @@ class SwapVmTest {
         PodVmTest.busyboxBundle(dir);
         Path bin = dir.resolve("rootfs/bin");
         for (String applet : List.of("dd", "rm", "head")) {
-            Files.createSymbolicLink(bin.resolve(applet), Path.of("busybox"));
+            if (!Files.exists(bin.resolve(applet), java.nio.file.LinkOption.NOFOLLOW_LINKS)) { // PodVmTest's may have it
+                Files.createSymbolicLink(bin.resolve(applet), Path.of("busybox"));
+            }
         }
         Files.createDirectories(dir.resolve("rootfs/sys/fs/cgroup"));
         String config = Files.readString(dir.resolve("config.json")).replace(
-                "{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\"}",
-                "{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\"},\n"
+                "{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"size=1g\"]}",
+                "{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"size=1g\"]},\n"
                         + " {\"destination\": \"/sys/fs/cgroup\", \"type\": \"cgroup2\", \"source\": \"cgroup\", \"options\": [\"nosuid\", \"noexec\", \"nodev\"]}");
         assertTrue(config.contains("cgroup2"));
         Files.writeString(dir.resolve("config.json"), config);

@@ -7,7 +7,6 @@ import io.jrunc.vm.Pods;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.state.PodRecord;
-import io.jrunc.vminit.protocol.AgentClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,17 +78,16 @@ final class PodCommand implements Runnable {
         }
     }
 
-    @Command(name = "start", mixinStandardHelpOptions = true, description = "Boot the pod's VM (and its monitor).")
+    @Command(name = "start", mixinStandardHelpOptions = true,
+            description = "Boot the pod's VM (and its monitor) and start the containers it kept from an earlier boot.")
     static final class Start extends Verb {
         @Parameters(paramLabel = "NAME")
         String name;
 
-        @SuppressWarnings("try") // the connection is held open for the pod to start
         @Override
         public Integer call() throws VmException {
-            try (AgentClient ignored = pods().start(name)) {
-                Main.Output.out.println(name);
-            }
+            pods().startWithContainers(name);
+            Main.Output.out.println(name);
             return 0;
         }
     }

@@ -26,17 +26,23 @@ public final class QemuCommand {
     public static final String AGENT_PORT = "jrunc.agent";
 
     /**
-     * What the VM needs beyond the pod's memory, so that the pod's containers have what the pod was
-     * given (issue 9 section 3: at ready, MemAvailable >= pod memory - 3%). It covers the kernel's own
-     * (about 40 MiB with its page tables and struct pages for a few hundred MiB), the initramfs, which
-     * stays in RAM (about 72 MiB unpacked: a jlink'd runtime and the agent, shared/reference/vm.md),
-     * and the agent's JVM (heap, metaspace, code cache: about 64 MiB), with room to spare: a 320 MiB VM
-     * booting the Debian cloud kernel with a 2 MiB initramfs already had 105 MiB not available at
-     * "Memory:" time (PodLauncherTest's console log). Too much only costs host memory the guest never
-     * touches; too little breaks the promise. A first estimate, to be replaced by the agent side's
-     * measurement at ready.
+     * What the VM needs beyond the pod's memory, whatever its size, so that the pod's containers have
+     * what the pod was given (issue 9 section 3: at ready, MemAvailable >= the pod's memory less 3%).
+     * Measured at ready (guest /proc/meminfo through `pod inspect`, 1 vCPU, Debian 6.1 cloud kernel,
+     * this image; docs/vm.md "Memory"): of a 512 MiB VM 186 MiB were not available: 43 MiB the kernel
+     * kept before MemTotal, the initramfs, which stays in RAM as shmem (78 MiB), the agent's JVM (48
+     * MiB anonymous, 55 MiB resident), slab 17 MiB. From about 1 GiB the kernel also holds back its
+     * high watermark (min_free_kbytes raised to 44 MiB for transparent huge pages; high 66-72 MiB),
+     * which MemAvailable subtracts: 320 MiB unavailable of a 1280 MiB VM, 376 of 3328. So: 192 MiB fixed
+     * + 80 MiB for the watermark + 16 MiB for the agent's growth under work (55 to 71 MiB resident in
+     * AgentVmTest) = {@value #AGENT_OVERHEAD_BYTES} bytes, and {@link #PER_PAGE_OVERHEAD_PERCENT}% of
+     * the pod's memory for what grows with it (a struct page of 64 bytes per 4 KiB page, 1.56%, and
+     * page tables). Too much only costs host memory the guest never touches (qemu allocates lazily);
+     * too little breaks the promise.
      */
-    public static final long AGENT_OVERHEAD_BYTES = 256L << 20;
+    public static final long AGENT_OVERHEAD_BYTES = 288L << 20;
+    /** The part of the overhead that grows with the pod's memory, in percent of it (see above). */
+    public static final long PER_PAGE_OVERHEAD_PERCENT = 2;
     /** The pod's memory when none is given (podman's pods have no default; a VM needs one). */
     public static final long DEFAULT_POD_MEMORY = 512L << 20;
 
@@ -45,7 +51,7 @@ public final class QemuCommand {
 
     /** The VM's memory in MiB: the pod's plus the overhead, rounded up to a MiB. */
     public static long vmMemoryMiB(long podMemoryBytes) {
-        long bytes = podMemoryBytes + AGENT_OVERHEAD_BYTES;
+        long bytes = podMemoryBytes + AGENT_OVERHEAD_BYTES + podMemoryBytes / 100 * PER_PAGE_OVERHEAD_PERCENT;
         return (bytes + (1 << 20) - 1) >> 20;
     }
 

@@ -122,6 +122,9 @@ class CliThroughMonitorTest {
         Result pod = run(null, "pod", "inspect", "p1");
         assertTrue(pod.out().contains("\"agent\" : \"stand-in 1." + io.jrunc.vminit.protocol.AgentProtocol.MINOR + "\""),
                 pod.out());
+        // the guest's figures (the agent's Pod Stats, passed through the monitor)
+        assertTrue(pod.out().contains("\"memAvailable\" : " + (300L << 20)), pod.out());
+        assertTrue(pod.out().contains("\"agentCgroup\" : \"0::/agent\""), pod.out());
     }
 
     @Test

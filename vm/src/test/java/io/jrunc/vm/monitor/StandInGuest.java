@@ -84,6 +84,8 @@ final class StandInGuest implements AutoCloseable {
                     configured.add(q);
                     return io.jrunc.vminit.protocol.pb.v1.ConfigurePodResponse.getDefaultInstance();
                 })
+                .register(AgentMethods.Pod.STATS, (ctx, q) -> io.jrunc.vminit.protocol.pb.v1.PodStatsResponse.newBuilder()
+                        .setMemTotalBytes(500L << 20).setMemAvailableBytes(300L << 20).setAgentCgroup("0::/agent").build())
                 .register(AgentMethods.Containers.LIST, (ctx, q) -> ListContainersResponse.newBuilder()
                         .addContainers(ContainerInfo.newBuilder().setId("c1").setState(ContainerState.CONTAINER_STATE_RUNNING)).build())
                 .register(AgentMethods.Containers.INSPECT, (ctx, q) -> {

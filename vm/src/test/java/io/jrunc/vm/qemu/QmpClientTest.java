@@ -138,7 +138,9 @@ class QmpClientTest {
         assertTrue(line.contains("-machine pc,accel=tcg"), line);
         assertTrue(line.contains("-smp 2"), line);
         assertTrue(line.contains("-cpu max"), "TCG runs the CPU model the agent's caches were trained in: " + line);
-        assertEquals(256 + (QemuCommand.AGENT_OVERHEAD_BYTES >> 20), QemuCommand.vmMemoryMiB(256L << 20));
+        // 256 MiB + 288 MiB fixed + 2% of 256 MiB (5.12, rounded up to a MiB)
+        assertEquals(256 + 288 + 6, QemuCommand.vmMemoryMiB(256L << 20));
+        assertEquals(12288 + 288 + 246, QemuCommand.vmMemoryMiB(12L << 30));
         assertTrue(line.contains("-m " + QemuCommand.vmMemoryMiB(256L << 20) + "M"), line);
         assertTrue(line.contains("-chardev socket,id=ctl,path=/run/jrunc-vm/pods/p/agent.sock,server=on,wait=off"), line);
         assertTrue(line.contains("virtserialport,bus=vser0.0,chardev=ctl,name=jrunc.agent"), line);

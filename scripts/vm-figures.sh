@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The pod VM's figures for docs/PERFORMANCE.md (issue 9 section 5), ROUNDS rounds, interleaved:
+#   agent: a pod booted by jrunc-vm: kernel start to the agent's "ready for requests" (its console),
+#          the agent's resident memory at ready, and per container (CONTAINERS per pod) the in-guest
+#          create and start times the agent logs for the API's Create and Start, with the CLI's wall time
+#          for `jrunc-vm create` + `start` (hot-plug and JVM start-up included) beside them;
+#   baseline: the same kernel in the same VM configuration (qemu flags, memory, devices) with a busybox
+#          shell as /init that prints its uptime and powers off.
+# Then the medians, the ratio of ready times and the image sizes.
+#
+#   scripts/vm-figures.sh [ROUNDS [CONTAINERS]]     (make build vm-image first; needs busybox-static, qemu)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-3} CONTAINERS=${2:-3}
+IMAGE=$PWD/build/vm-image JRUNC_VM=$PWD/build/bin/jrunc-vm OUT=$PWD/build/vm-figures
+[ -x "$JRUNC_VM" ] && [ -f "$IMAGE/vmlinuz" ] || { echo "vm-figures: needs build/bin/jrunc-vm and build/vm-image (make build vm-image)" >&2; exit 2; }
+ldd /bin/busybox >/dev/null 2>&1 && { echo "vm-figures: needs busybox-static" >&2; exit 2; }
+rm -rf "$OUT" && mkdir -p "$OUT"
+ROOT=$OUT/root
+jv() { "$JRUNC_VM" --root "$ROOT" "$@"; }
+cleanup() { for p in $(jv pod ls --format json 2>/dev/null | grep -o '"name" : "[^"]*"' | cut -d'"' -f4); do jv pod rm -f "$p" >/dev/null 2>&1 || true; done
+            [ -z "${baseline_qemu:-}" ] || kill "$baseline_qemu" 2>/dev/null || true; }
+trap cleanup EXIT
+
+# --- the baseline initramfs: busybox-static as /init ----------------------------------------------------
+stage=$OUT/baseline-stage; mkdir -p "$stage"/{bin,proc}
+cp /bin/busybox "$stage/bin/busybox"
+cat > "$stage/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox mount -t proc proc /proc
+read up idle < /proc/uptime
+echo "baseline: shell ready $up s after kernel start"
+/bin/busybox poweroff -f
+INIT
+chmod 755 "$stage/init"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$OUT/baseline.cpio"
+
+# --- a busybox bundle --------------------------------------------------------------------------------
+bundle=$OUT/bundle; scripts/busybox-rootfs.sh "$bundle/rootfs" && mkdir -p "$bundle/rootfs"/{proc,sys,dev,tmp}
+cat > "$bundle/config.json" <<'JSON'
+{"ociVersion": "1.0.2",
+ "process": {"terminal": false, "user": {"uid": 0, "gid": 0}, "args": ["sleep", "1000"],
+             "env": ["PATH=/bin:/sbin:/usr/bin:/usr/sbin"], "cwd": "/", "noNewPrivileges": true},
+ "root": {"path": "rootfs", "readonly": true},
+ "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"},
+            {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
+            {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]}],
+ "linux": {"namespaces": [{"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}, {"type": "cgroup"}]}}
+JSON
+
+ms() { date +%s%3N; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+for f in agent-ready agent-rss baseline-ready create-ms start-ms cli-ms; do : > "$OUT/$f"; done
+for r in $(seq "$ROUNDS"); do
+  pod=fig$r
+  jv pod create --name "$pod" >/dev/null
+  jv pod start "$pod" >/dev/null
+  console=$ROOT/pods/$pod/console.log
+  line=$(grep -m1 'ready for requests' "$console")
+  echo "$line" | sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' >> "$OUT/agent-ready"
+  echo "$line" | sed -n 's/.*resident \([0-9.]*\) MiB.*/\1/p' >> "$OUT/agent-rss"
+  # the VM's command line, for the baseline's identical configuration
+  qemu_pid=$(jv pod inspect "$pod" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
+  mapfile -d '' qemu_cmd < "/proc/$qemu_pid/cmdline"
+  for c in $(seq "$CONTAINERS"); do
+    t0=$(ms); jv create --pod "$pod" --name "$pod-c$c" "$bundle" >/dev/null; jv start "$pod-c$c" >/dev/null; t1=$(ms)
+    echo $((t1 - t0)) >> "$OUT/cli-ms"
+  done
+  sed -n 's/.*container [^ ]* created: pid [0-9]* in \([0-9.]*\) ms.*/\1/p' "$console" >> "$OUT/create-ms"
+  sed -n 's/.*container [^ ]* started in \([0-9.]*\) ms.*/\1/p' "$console" >> "$OUT/start-ms"
+  cp "$console" "$OUT/agent-console-$r.log"
+  jv pod rm -f "$pod" >/dev/null
+
+  # baseline: the same qemu arguments, with its own sockets and console, the busybox initramfs and no agent
+  bdir=$OUT/baseline-$r; mkdir -p "$bdir"
+  args=()
+  for ((i = 1; i < ${#qemu_cmd[@]}; i++)); do
+    a=${qemu_cmd[$i]}
+    case ${qemu_cmd[$((i - 1))]} in
+      -initrd) a=$OUT/baseline.cpio ;;
+      -append) a="console=ttyS0 panic=-1 quiet init=/init" ;;
+      -serial) a=file:$bdir/console.log ;;
+    esac
+    a=${a//$ROOT\/pods\/$pod/$bdir}
+    args+=("$a")
+  done
+  timeout 300 "${qemu_cmd[0]}" "${args[@]}" & baseline_qemu=$!
+  wait "$baseline_qemu" || true; baseline_qemu=
+  sed -n 's/.*baseline: shell ready \([0-9.]*\) s.*/\1/p' "$bdir/console.log" >> "$OUT/baseline-ready"
+done
+
+agent=$(median < "$OUT/agent-ready") base=$(median < "$OUT/baseline-ready")
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r)"
+echo "VM: ${qemu_cmd[*]}" | sed "s|$ROOT/pods/[^/]*/|POD/|g"
+echo "agent kernel-start-to-ready (s):     $(tr '\n' ' ' < "$OUT/agent-ready") median $agent"
+echo "baseline busybox init (s):           $(tr '\n' ' ' < "$OUT/baseline-ready") median $base"
+echo "ratio agent/baseline (medians):      $(awk -v a="$agent" -v b="$base" 'BEGIN {printf "%.1f", a / b}')"
+echo "agent resident at ready (MiB):       $(tr '\n' ' ' < "$OUT/agent-rss") median $(median < "$OUT/agent-rss")"
+echo "in-guest create, API (ms):           $(tr '\n' ' ' < "$OUT/create-ms") median $(median < "$OUT/create-ms")"
+echo "in-guest start, API (ms):            $(tr '\n' ' ' < "$OUT/start-ms") median $(median < "$OUT/start-ms")"
+echo "CLI create + start, wall (ms):       $(tr '\n' ' ' < "$OUT/cli-ms") median $(median < "$OUT/cli-ms")"
+echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
