@@ -70,19 +70,17 @@ final class ContainerSeccomp {
         try {
             SeccompCache cache = root == null ? null : new SeccompCache(root);
             byte[] key = cache == null ? null : SeccompCache.key(seccomp, Arch.nativeArch());
-            SeccompCache.Entry entry = cache == null ? null : cache.load(key);
+            CompiledFilter filter = cache == null ? null : cache.load(key);
             Runnable keep = null;
-            if (entry == null) {
-                SeccompCache.Entry compiled = new SeccompCache.Entry(SeccompCompiler.compile(seccomp, Arch.nativeArch()),
-                        io.jrunc.seccomp.SyscallNames.unknown(seccomp));
+            if (filter == null) {
+                CompiledFilter compiled = SeccompCompiler.compile(seccomp, Arch.nativeArch());
                 if (cache != null) {
                     keep = () -> cache.store(key, compiled);
                 }
-                entry = compiled;
+                filter = compiled;
             }
-            CompiledFilter filter = entry.filter();
             if (Log.isDebug()) {
-                for (String name : entry.unknownNames()) {
+                for (String name : filter.unknownNames()) {
                     Log.debug("unknown seccomp syscall \"" + name + "\" ignored"); // runc's words
                 }
             }

@@ -49,9 +49,6 @@ final class SeccompCache {
         this.dir = root.resolve(DIRECTORY);
     }
 
-    /** A compiled filter and the names of the profile that no table knows (logged at debug, as runc does). */
-    record Entry(CompiledFilter filter, List<String> unknownNames) {}
-
     /** What an entry is compiled from, in a canonical byte form; equal bytes, equal programs. */
     static byte[] key(LinuxSeccomp seccomp, Arch arch) {
         Canonical out = new Canonical();
@@ -84,8 +81,8 @@ final class SeccompCache {
         return out.bytes();
     }
 
-    /** The entry for {@code key}, or null when there is none or it does not hold exactly that key. */
-    Entry load(byte[] key) {
+    /** The filter kept under {@code key}, or null when there is none or the entry does not hold exactly that key. */
+    CompiledFilter load(byte[] key) {
         Path file = dir.resolve(fileName(key));
         byte[] data;
         try {
@@ -120,14 +117,14 @@ final class SeccompCache {
             if (Log.isDebug()) {
                 Log.debug("seccomp: profile's program from " + file);
             }
-            return new Entry(new CompiledFilter(Program.fromBytes(program), flags, usesNotify), List.copyOf(names));
+            return new CompiledFilter(Program.fromBytes(program), flags, usesNotify, names);
         } catch (IOException | RuntimeException e) {
             return null; // a torn or foreign file: compiled again and replaced
         }
     }
 
-    /** Keeps {@code entry} under {@code key}; written whole to a temporary file and renamed into place. */
-    void store(byte[] key, Entry entry) {
+    /** Keeps {@code filter} under {@code key}; written whole to a temporary file and renamed into place. */
+    void store(byte[] key, CompiledFilter filter) {
         if (Log.isDebug()) {
             Log.debug("seccomp: profile compiled, kept in " + dir.resolve(fileName(key)));
         }
@@ -142,13 +139,13 @@ final class SeccompCache {
                 out.writeInt(VERSION);
                 out.writeInt(key.length);
                 out.write(key);
-                out.writeInt(entry.filter().flags());
-                out.writeBoolean(entry.filter().usesNotify());
-                out.writeInt(entry.unknownNames().size());
-                for (String name : entry.unknownNames()) {
+                out.writeInt(filter.flags());
+                out.writeBoolean(filter.usesNotify());
+                out.writeInt(filter.unknownNames().size());
+                for (String name : filter.unknownNames()) {
                     out.writeUTF(name);
                 }
-                byte[] program = entry.filter().program().toBytes();
+                byte[] program = filter.program().toBytes();
                 out.writeInt(program.length);
                 out.write(program);
             }

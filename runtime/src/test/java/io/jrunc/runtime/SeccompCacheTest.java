@@ -34,12 +34,13 @@ class SeccompCacheTest {
         SeccompCache cache = new SeccompCache(root);
         byte[] key = SeccompCache.key(p, Arch.nativeArch());
         assertNull(cache.load(key));
-        cache.store(key, new SeccompCache.Entry(compiled, List.of("no-such-call")));
-        SeccompCache.Entry back = cache.load(key);
+        assertEquals(List.of("no-such-call"), compiled.unknownNames());
+        cache.store(key, compiled);
+        CompiledFilter back = cache.load(key);
         assertNotNull(back);
-        assertArrayEquals(compiled.program().toBytes(), back.filter().program().toBytes());
-        assertEquals(compiled.flags(), back.filter().flags());
-        assertEquals(compiled.usesNotify(), back.filter().usesNotify());
+        assertArrayEquals(compiled.program().toBytes(), back.program().toBytes());
+        assertEquals(compiled.flags(), back.flags());
+        assertEquals(compiled.usesNotify(), back.usesNotify());
         assertEquals(List.of("no-such-call"), back.unknownNames());
     }
 
@@ -66,11 +67,11 @@ class SeccompCacheTest {
         SeccompCache cache = new SeccompCache(root);
         byte[] keyA = SeccompCache.key(a, Arch.nativeArch());
         byte[] keyB = SeccompCache.key(b, Arch.nativeArch());
-        cache.store(keyB, new SeccompCache.Entry(SeccompCompiler.compile(b, Arch.nativeArch()), List.of()));
+        cache.store(keyB, SeccompCompiler.compile(b, Arch.nativeArch()));
         Path dir = root.resolve(SeccompCache.DIRECTORY);
         Files.move(dir.resolve(SeccompCache.fileName(keyB)), dir.resolve(SeccompCache.fileName(keyA)));
         assertNull(cache.load(keyA));
-        cache.store(keyA, new SeccompCache.Entry(SeccompCompiler.compile(a, Arch.nativeArch()), List.of()));
+        cache.store(keyA, SeccompCompiler.compile(a, Arch.nativeArch()));
         byte[] whole = Files.readAllBytes(dir.resolve(SeccompCache.fileName(keyA)));
         Files.write(dir.resolve(SeccompCache.fileName(keyA)), Arrays.copyOf(whole, whole.length - 3));
         assertNull(cache.load(keyA));

@@ -168,6 +168,7 @@ public final class SeccompCompiler {
 
         // The rules, as runc's matchCall adds them; each name resolved once per architecture.
         int[] nrs = new int[archCount];
+        ArrayList<String> unknown = new ArrayList<>();
         for (int i = 0; i < syscalls.size(); i++) {
             LinuxSyscall rule = syscalls.get(i);
             int act = action(rule.action(), rule.errnoRet(), null);
@@ -181,6 +182,9 @@ public final class SeccompCompiler {
                 }
                 // One lookup answers the name on every architecture, and whether libseccomp knows it.
                 int entry = SyscallTables.entry(name);
+                if (entry < 0 && !unknown.contains(name)) {
+                    unknown.add(name);
+                }
                 // x86's multiplexed calls: 100 + socketcall's call number, 200 + ipc's (0: not multiplexed)
                 int mux = hasX86 && entry >= 0 ? SyscallTables.x86Multiplexer(entry) : 0;
                 SyscallTables.numbers(entry, archs, archCount, nrs);
@@ -313,7 +317,7 @@ public final class SeccompCompiler {
                 }
             }
         }
-        return new CompiledFilter(program, flags, usesNotify);
+        return new CompiledFilter(program, flags, usesNotify, unknown);
     }
 
     private static long stubMax(long[] highest, Arch a) {
