@@ -151,6 +151,9 @@ class PodVmTest {
         ok("start", "b");
         assertTrue(ok("exec", "a", "cat", "/proc/1/cmdline").out().contains("1001"), "a's pid 1 is its own");
         assertTrue(ok("exec", "b", "cat", "/proc/1/cmdline").out().contains("1002"), "b's pid 1 is its own");
+        // the agent runs at -999 (the OOM killer must spare PID 1); its containers and execs must not inherit that
+        assertEquals(List.of("0", "0"), ok("exec", "a", "cat", "/proc/1/oom_score_adj", "/proc/self/oom_score_adj")
+                .out().lines().toList(), "the container's and the exec's oom_score_adj");
         assertEquals("podhost", ok("exec", "a", "hostname").out().strip());
         assertEquals("podhost", ok("exec", "b", "hostname").out().strip());
 
