@@ -24,11 +24,15 @@ final class ClassDataArchive {
 
     /** "used", "rejected: <the JVM's first complaint>" or "none (...)"; call before EarlyMounts. */
     static String status() {
+        return status(Path.of(LOG));
+    }
+
+    static String status(Path log) {
         List<String> lines;
         try {
-            lines = Files.readAllLines(Path.of(LOG));
+            lines = Files.readAllLines(log);
         } catch (NoSuchFileException e) {
-            return "none (no " + LOG + ": the image has no archive)";
+            return "none (no " + log + ": the image has no archive)";
         } catch (IOException e) {
             return "unknown (" + e.getMessage() + ")";
         }
@@ -37,6 +41,6 @@ final class ClassDataArchive {
                 return "rejected: " + line;
             }
         }
-        return lines.stream().anyMatch(l -> l.contains(PASSED)) ? "used" : "rejected: no \"" + PASSED + "\" in " + LOG;
+        return lines.stream().anyMatch(l -> l.contains(PASSED)) ? "used" : "rejected: no \"" + PASSED + "\" in " + log;
     }
 }
