@@ -113,7 +113,6 @@ else
   echo "vm-image: not root (or no unshare): no class data archive of the agent's classes" >&2
 fi
 { echo "$JVM_FLAGS"; [ -z "$archive_flag" ] || echo "$archive_flag"; echo "-jar"; echo "/jrunc/vminit.jar"; } > "$stage/jrunc/args"
-echo "root:x:0:0:root:/:/bin/false" > "$stage/etc/passwd"
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$OUT/initrd.cpio.tmp"
 mv "$OUT/initrd.cpio.tmp" "$OUT/initrd.cpio"
 rm -rf "$stage"
