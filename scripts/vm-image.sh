@@ -75,8 +75,7 @@ cp "$LIB"/*.jar "$stage/jrunc/lib/"
 "$JAVA_HOME/bin/jar" --create --file "$stage/jrunc/vminit.jar" --manifest "$OUT/manifest.txt"
 # Virtual threads (the protocol's calls and its client's reader) share carriers with the blocking
 # FFM reads of FdStream, which pin theirs: at least four carriers even on a 1-vCPU pod.
-cat > "$stage/jrunc/args" <<ARGS
--XX:+UseSerialGC
+JVM_FLAGS="-XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
 -Xms16m
 -Xmx128m
@@ -84,11 +83,36 @@ cat > "$stage/jrunc/args" <<ARGS
 -XX:-UsePerfData
 --sun-misc-unsafe-memory-access=allow
 -Djdk.virtualThreadScheduler.parallelism=4
--Djava.io.tmpdir=/tmp
--jar
-/jrunc/vminit.jar
-ARGS
+-Djava.io.tmpdir=/tmp"
 echo "root:x:0:0:root:/:/bin/false" > "$stage/etc/passwd"
+
+# --- the agent's class data: a dynamic CDS archive on top of jlink's (classes only, no machine code, so
+# the host's CPU does not leak into it as it did into an AOT cache). Dumped by the image's own java in a
+# chroot of the staging tree, so its class path (/jrunc/vminit.jar and the manifest's lib/*.jar) and
+# flags are exactly the guest's; in private mount, UTS, IPC and PID namespaces so the training run
+# (io.jrunc.vminit.CdsTraining, which only reads) cannot touch the host. A JVM that rejects the archive
+# boots without it (-Xshare:auto, the default; never -Xshare:on), and the agent says which on the console.
+archive_flag=""
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+  t0=$(date +%s%N)
+  # shellcheck disable=SC2086  # one flag a line above, no spaces inside one
+  if unshare --mount --uts --ipc --pid --fork --mount-proc="$stage/proc" \
+       sh -c 'mount --rbind /dev "$1/dev" && shift && exec env -i LD_LIBRARY_PATH=/jre/lib "$@"' sh "$stage" "$(command -v chroot)" "$stage" \
+       /init $JVM_FLAGS -XX:ArchiveClassesAtExit=/jrunc/agent.jsa \
+       -Xlog:cds=warning -jar /jrunc/vminit.jar --cds-training > "$OUT/cds-training.log" 2>&1 \
+     && [ -s "$stage/jrunc/agent.jsa" ]; then
+    # the log is how the agent tells whether the JVM used the archive (ClassDataArchive)
+    archive_flag="-XX:SharedArchiveFile=/jrunc/agent.jsa
+-Xlog:class+path=info,cds=warning,cds+dynamic=warning:file=/tmp/jrunc-cds.log"
+    echo "vm-image: agent class data $(( $(stat -c %s "$stage/jrunc/agent.jsa") / 1048576 )) MB in $(( ($(date +%s%N) - t0) / 1000000 )) ms ($(grep -o '[0-9]* classes' "$OUT/cds-training.log" | head -1) trained)"
+  else
+    echo "vm-image: the agent's class data archive could not be dumped (see $OUT/cds-training.log); the image has none" >&2
+    rm -f "$stage/jrunc/agent.jsa"
+  fi
+else
+  echo "vm-image: not root (or no unshare): no class data archive of the agent's classes" >&2
+fi
+{ echo "$JVM_FLAGS"; [ -z "$archive_flag" ] || echo "$archive_flag"; echo "-jar"; echo "/jrunc/vminit.jar"; } > "$stage/jrunc/args"
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$OUT/initrd.cpio.tmp"
 mv "$OUT/initrd.cpio.tmp" "$OUT/initrd.cpio"
 rm -rf "$stage"

@@ -26,7 +26,11 @@ public final class VmInit {
 
     static final String AGENT = "jrunc-vminit";
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals(CdsTraining.ARGUMENT)) {
+            CdsTraining.run(); // the image build's training run (scripts/vm-image.sh), never PID 1
+            return;
+        }
         try {
             boot();
         } catch (Throwable t) {
@@ -51,14 +55,16 @@ public final class VmInit {
     }
 
     private static void boot() throws Exception {
+        String archive = ClassDataArchive.status(); // before RootSwitch and the tmpfs on /tmp
         try {
             RootSwitch.run();
         } catch (RuntimeException | java.io.IOException e) {
             System.out.println("jrunc-vminit: root stays the initramfs (containers get --no-pivot): " + e);
         }
         EarlyMounts.mountAll();
-        Console.log("main() at %.3f s after kernel start; early mounts done%s", Console.uptime(),
-                RootSwitch.pivotable() ? "; root is a bind mount of the initramfs" : "");
+        Console.log("main() at %.3f s after kernel start; early mounts done%s; class data archive %s %s",
+                Console.uptime(), RootSwitch.pivotable() ? "; root is a bind mount of the initramfs" : "",
+                ClassDataArchive.PATH, archive);
         Reaper reaper = Reaper.start();
         // never join a container's cgroup: the runtime moves each child in instead (process-model.md 5)
         io.jrunc.runtime.init.ChildCgroupEntry.moveChildInstead();

@@ -124,6 +124,9 @@ class AgentVmTest {
         Matcher ready = readyLine.matcher(console);
         assertTrue(ready.find(), "no ready line in the console:\n" + console);
         System.out.println("agent-vm: kernel start to ready: " + ready.group(1) + " s");
+        // the image's archive of the agent's classes: a JVM that rejects it boots anyway, only slower
+        assertTrue(console.contains("class data archive /jrunc/agent.jsa used"),
+                "the JVM did not use the agent's class data archive:\n" + console);
         assertTrue(console.contains("vsock loopback: jrunc-vminit answered major 1"),
                 "the AF_VSOCK path was not exercised:\n" + console);
         assertEquals(1, agent.agentVersion().getMajor());

@@ -1,0 +1,129 @@
+package io.jrunc.vminit;
+
+import io.jrunc.bindings.UnixSockets;
+import io.jrunc.vminit.protocol.AgentClient;
+import io.jrunc.vminit.protocol.AgentMethods;
+import io.jrunc.vminit.protocol.AgentProtocol;
+import io.jrunc.vminit.protocol.pb.v1.ContainerStatsRequest;
+import io.jrunc.vminit.protocol.pb.v1.InspectContainerRequest;
+import io.jrunc.vminit.protocol.pb.v1.ListContainersRequest;
+import io.jrunc.vminit.protocol.pb.v1.ProcessRef;
+import io.jrunc.vminit.protocol.pb.v1.WaitRequest;
+import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
+import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
+import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.vminit.protocol.ttrpc.ServerOptions;
+import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+
+/**
+ * The training run behind the image's class data archive (docs/guest-init.md, "The image"): the
+ * image build runs it once, on the host, in a chroot of the initramfs tree with the image's own java
+ * and -XX:ArchiveClassesAtExit, so the archive's class path is the guest's. It loads the classes the
+ * agent loads and exits; it must not change the machine it runs on, so it never calls Configure,
+ * AddSwap, Create or Shutdown, and it is no PID 1 (nothing here mounts, loads modules or makes cgroups).
+ */
+final class CdsTraining {
+    private CdsTraining() {}
+
+    /**
+     * VmInit's argument for this run: the training goes through the agent's own entry (-jar
+     * /jrunc/vminit.jar, whose manifest also carries Enable-Native-Access), so its command line
+     * differs from the guest's only by this and -XX:ArchiveClassesAtExit.
+     */
+    static final String ARGUMENT = "--cds-training";
+
+    static void run() throws Exception {
+        int loaded = loadAgentClasses(Path.of("/jrunc/lib"));
+        int calls = exerciseProtocol();
+        System.out.printf("cds-training: %d classes of the agent's jars loaded, %d calls served%n", loaded, calls);
+        // a normal exit: the JVM writes the archive in its exit path (Runtime.halt would skip it)
+        System.exit(0);
+    }
+
+    /**
+     * Every class of the project's own jars, loaded but not initialized (no static initializer runs,
+     * so nothing touches the machine): the handlers' and the runtime library's create path included,
+     * which a training run that is not PID 1 cannot reach by calling them.
+     */
+    private static int loadAgentClasses(Path lib) throws IOException {
+        ClassLoader loader = CdsTraining.class.getClassLoader();
+        int loaded = 0;
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(lib, "jrunc-*.jar")) {
+            for (Path jar : jars) {
+                try (JarFile file = new JarFile(jar.toFile())) {
+                    for (JarEntry entry : file.stream().toList()) {
+                        String name = entry.getName();
+                        if (!name.endsWith(".class") || name.endsWith("module-info.class")) {
+                            continue;
+                        }
+                        try {
+                            Class.forName(name.substring(0, name.length() - 6).replace('/', '.'), false, loader);
+                            loaded++;
+                        } catch (ClassNotFoundException | LinkageError e) {
+                            // a class whose optional dependency the image does not carry: the agent never loads it
+                        }
+                    }
+                }
+            }
+        }
+        return loaded;
+    }
+
+    /**
+     * One ttRPC session over a socketpair, served by the agent's own dispatcher and services, with
+     * the calls that only read: protobuf's runtime, the framing, FdStream's FFM reads and writes, and
+     * the error path (an unknown container) run as in the guest.
+     */
+    private static int exerciseProtocol() throws Exception {
+        Reaper reaper = Reaper.start();
+        ContainerStore store = new ContainerStore();
+        PodConfig pod = new PodConfig();
+        Dispatcher dispatcher = new Dispatcher();
+        dispatcher.register(AgentMethods.VERSION, AgentProtocol.versionHandler(VmInit.AGENT));
+        new PodService(pod, new PowerOff(store)).register(dispatcher);
+        new ContainerService(store, reaper, pod).register(dispatcher);
+        new ProcessService(store, reaper).register(dispatcher);
+        TtrpcServer server = new TtrpcServer(dispatcher, ServerOptions.DEFAULTS);
+
+        int[] pair = UnixSockets.pair(UnixSockets.SOCK_STREAM);
+        FdStream agentEnd = new FdStream(pair[0], true);
+        Thread serving = Thread.ofPlatform().name("training server").daemon(true)
+                .start(() -> server.servePort(agentEnd));
+        int calls = 0;
+        try (AgentClient client = AgentClient.connect(new FdStream(pair[1], true),
+                ClientOptions.DEFAULTS.withCallTimeout(Duration.ofSeconds(60)))) {
+            client.agentVersion();
+            calls++;
+            client.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance());
+            calls++;
+            calls += expectError(() -> client.call(AgentMethods.Containers.INSPECT,
+                    InspectContainerRequest.newBuilder().setId("training").build()));
+            calls += expectError(() -> client.call(AgentMethods.Containers.STATS,
+                    ContainerStatsRequest.newBuilder().setId("training").build()));
+            calls += expectError(() -> client.call(AgentMethods.Processes.WAIT, WaitRequest.newBuilder()
+                    .setProcess(ProcessRef.newBuilder().setContainerId("training")).build()));
+        }
+        serving.join(1000);
+        return calls;
+    }
+
+    private interface Call {
+        void run() throws RpcException;
+    }
+
+    private static int expectError(Call call) {
+        try {
+            call.run();
+        } catch (RpcException expected) {
+            // an unknown container: the error's classes are what this call is for
+        }
+        return 1;
+    }
+}
