@@ -344,16 +344,43 @@ class SwapVmTest {
         assertFalse(Files.exists(swapFile.getParent()), "the pod's state is gone");
     }
 
-    /** A container without --pod: its anonymous pod's area is the container's --swap (a second boot). */
+    /**
+     * A container without --pod (a second boot): its anonymous pod exists while the container does,
+     * and its area is the container's --swap, all of which it may use; `run --rm` takes the pod with
+     * it and leaves nothing in the state root. Issue 9's anonymous-pod rule and issue 10's, on one boot.
+     */
     @Test
     @Order(8)
-    void anAnonymousPodsAreaIsTheContainersSwap() throws Exception {
-        JruncVm.Result r = ok("run", "--rm", "--memory", "32m", "--swap", "16m", bundle.toString(),
-                "sh", "-c", "cat /proc/swaps /sys/fs/cgroup/memory.swap.max");
-        List<String> lines = r.out().strip().lines().toList();
-        assertEquals(3, lines.size(), r.out());
-        assertEquals(Long.toString(16 * 1024 - 4), lines.get(1).trim().split("\\s+")[2], "a 16 MiB area: " + r.out());
+    void anAnonymousPodsAreaIsTheContainersSwapAndGoesWithIt() throws Exception {
+        Path out = work.resolve("lone.out");
+        Path err = work.resolve("lone.err");
+        Process run = new ProcessBuilder(JruncVm.BIN.toString(), "--root", root.toString(), "run", "--rm", "--name",
+                "lone", "--memory", "32m", "--swap", "16m", bundle.toString(),
+                "sh", "-c", "cat /proc/swaps /sys/fs/cgroup/memory.swap.max; sleep 2")
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        try {
+            JsonNode pods = vm.json("pod", "ls", "--format", "json");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (pods.isEmpty() && run.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+                pods = vm.json("pod", "ls", "--format", "json");
+            }
+            assertEquals(1, pods.size(), pods.toString());
+            assertTrue(pods.get(0).path("anonymous").asBoolean(), "the container's pod is anonymous: " + pods);
+            assertTrue(run.waitFor(5, TimeUnit.MINUTES), "run --rm did not end");
+        } finally {
+            run.destroyForcibly();
+        }
+        String text = Files.readString(out);
+        assertEquals(0, run.exitValue(), text + Files.readString(err));
+        List<String> lines = text.strip().lines().toList();
+        assertEquals(3, lines.size(), text);
+        assertEquals(Long.toString(16 * 1024 - 4), lines.get(1).trim().split("\\s+")[2], "a 16 MiB area: " + text);
         assertEquals(Long.toString(16 * MIB), lines.get(2), "capped at all of it");
         assertEquals(0, vm.json("pod", "ls", "--format", "json").size(), "the anonymous pod went with the container");
+        try (java.util.stream.Stream<Path> left = Files.list(root.resolve("pods"))) {
+            assertEquals(List.of(), left.toList(), "nothing left of the anonymous pod");
+        }
     }
 }
