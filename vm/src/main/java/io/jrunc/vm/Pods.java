@@ -365,15 +365,11 @@ public final class Pods {
                 PodStatsResponse g = monitor.call(AgentMethods.Pod.STATS, PodStatsRequest.getDefaultInstance(), Duration.ofSeconds(30));
                 out.putObject("guest").put("memTotal", g.getMemTotalBytes()).put("memAvailable", g.getMemAvailableBytes())
                         .put("agentCgroup", g.getAgentCgroup());
+                if (pod.swapBytes() > 0) {
+                    PodSwap.describe(out.putObject("swap"), pod, g.getSwapsList());
+                }
             } catch (RpcException e) {
                 throw new VmException("pod " + name + ": status query failed: " + e.getMessage(), e);
-            }
-        }
-        if (pod.swapBytes() > 0 && running(pod)) {
-            try (AgentClient monitor = link.connect(name)) {
-                PodSwap.inUse(monitor, out.putObject("swap"), pod);
-            } catch (RpcException e) {
-                throw new VmException("pod " + name + ": swap query failed: " + e.getMessage(), e);
             }
         }
         ArrayNode containers = out.putArray("containers");
