@@ -1,6 +1,7 @@
 package io.jrunc.runtime.init;
 
 import io.jrunc.seccomp.CompiledFilter;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 
 /**
@@ -29,17 +30,19 @@ public final class FilterCompilation {
     }
 
     private final boolean usesNotify;
-    private final Thread thread;
-    private final java.util.concurrent.CountDownLatch published = new java.util.concurrent.CountDownLatch(1);
+    /** Open once the filter (or the compile's failure) is there. */
+    private final CountDownLatch published = new CountDownLatch(1);
+    /** Open once the compile thread has done everything, {@code afterPublished} included. */
+    private final CountDownLatch done = new CountDownLatch(1);
     private volatile Loadable filter;
     private volatile Throwable failure;
 
-    private FilterCompilation(boolean usesNotify, Thread thread, Loadable filter) {
+    private FilterCompilation(boolean usesNotify, Loadable filter) {
         this.usesNotify = usesNotify;
-        this.thread = thread;
         this.filter = filter;
         if (filter != null) {
             published.countDown();
+            done.countDown();
         }
     }
 
@@ -52,50 +55,38 @@ public final class FilterCompilation {
 
     /** Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says. */
     public static FilterCompilation start(Supplier<Result> compile, boolean usesNotify) {
-        FilterCompilation[] self = new FilterCompilation[1];
-        Thread thread = Thread.ofPlatform().name("jrunc-seccomp").daemon(true).unstarted(() -> {
+        FilterCompilation self = new FilterCompilation(usesNotify, null);
+        Thread.ofPlatform().name("jrunc-seccomp").daemon(true).start(() -> {
             Result result = null;
             try {
                 SpawnThread.openSeccompJar();
                 result = compile.get();
-                self[0].filter = Loadable.of(result.filter());
+                self.filter = Loadable.of(result.filter());
             } catch (RuntimeException | Error e) {
-                self[0].failure = e;
+                self.failure = e;
             } finally {
-                self[0].published.countDown();
+                self.published.countDown();
             }
-            if (self[0].failure == null && result.afterPublished() != null) {
-                result.afterPublished().run();
+            try {
+                if (self.failure == null && result.afterPublished() != null) {
+                    result.afterPublished().run();
+                }
+            } finally {
+                self.done.countDown();
             }
         });
-        self[0] = new FilterCompilation(usesNotify, thread, null);
-        thread.start();
-        return self[0];
+        return self;
     }
 
-    /** Waits until the compile thread has done everything, {@code after} included (before the JVM exits). */
+    /** Waits until the compile thread has done everything, {@code afterPublished} included (before the JVM exits). */
     public void finish() {
-        if (thread == null) {
-            return;
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                thread.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        awaitUninterruptibly(done);
     }
 
     /** An already compiled filter (exec compiles before it does anything else). */
     public static FilterCompilation of(CompiledFilter filter) {
         SpawnThread.openSeccompJar();
-        return new FilterCompilation(filter.usesNotify(), null, Loadable.of(filter));
+        return new FilterCompilation(filter.usesNotify(), Loadable.of(filter));
     }
 
     /** Whether a rule notifies, known before the compile ends: the child's descriptors depend on it. */
@@ -105,10 +96,22 @@ public final class FilterCompilation {
 
     /** The filter and its program's bytes, waiting for the compile; its failure is rethrown. */
     public Loadable get() {
+        awaitUninterruptibly(published);
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure instanceof Error e) {
+            throw e;
+        }
+        return filter;
+    }
+
+    /** Waits for {@code latch}; an interrupt is kept for the caller, not taken as a reason to stop waiting. */
+    private static void awaitUninterruptibly(CountDownLatch latch) {
         boolean interrupted = false;
         while (true) {
             try {
-                published.await();
+                latch.await();
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;
@@ -117,12 +120,5 @@ public final class FilterCompilation {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        if (failure instanceof RuntimeException e) {
-            throw e;
-        }
-        if (failure instanceof Error e) {
-            throw e;
-        }
-        return filter;
     }
 }
