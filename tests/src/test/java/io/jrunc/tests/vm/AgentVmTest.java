@@ -175,7 +175,7 @@ class AgentVmTest {
             agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId(id).build());
             // its own pid 1, the pod's hostname, and a cgroup namespace rooted at its own cgroup
             assertEquals("pid=1 host=" + HOSTNAME + " cgroup=0::/\n",
-                    readLine(ref(id, ""), OutputStream.OUTPUT_STREAM_STDOUT));
+                    readUntil(ref(id, ""), OutputStream.OUTPUT_STREAM_STDOUT, "\n"));
             assertEquals(ContainerState.CONTAINER_STATE_RUNNING, inspect(id).getState());
         }
         assertEquals(agentCgroupAtBoot, podStats().getAgentCgroup(), "the agent's cgroup changed");
@@ -236,12 +236,12 @@ class AgentVmTest {
         agent.call(AgentMethods.Containers.CREATE, tty);
         agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId("tty").build());
         ProcessRef p = ref("tty", "");
-        assertTrue(readUntil(p, "24 80").contains("24 80"));
+        assertTrue(readUntil(p, OutputStream.OUTPUT_STREAM_STDOUT, "24 80").contains("24 80"));
         agent.call(AgentMethods.Processes.RESIZE_TERMINAL, ResizeTerminalRequest.newBuilder().setProcess(p)
                 .setSize(ConsoleSize.newBuilder().setRows(40).setColumns(100)).build());
         agent.call(AgentMethods.Processes.WRITE_STDIN, WriteStdinRequest.newBuilder().setProcess(p)
                 .setData(ByteString.copyFromUtf8("go\n")).build());
-        assertTrue(readUntil(p, "40 100").contains("40 100"));
+        assertTrue(readUntil(p, OutputStream.OUTPUT_STREAM_STDOUT, "40 100").contains("40 100"));
         assertEquals(0, wait(p).getCode());
         agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("tty").build());
 
@@ -387,25 +387,12 @@ class AgentVmTest {
         return agent.call(AgentMethods.Processes.WAIT, WaitRequest.newBuilder().setProcess(p).build()).getStatus();
     }
 
-    private String readLine(ProcessRef p, OutputStream stream) throws RpcException, IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        while (!out.toString(StandardCharsets.UTF_8).endsWith("\n")) {
-            ReadOutputResponse r = agent.call(AgentMethods.Processes.READ_OUTPUT, ReadOutputRequest.newBuilder()
-                    .setProcess(p).setStream(stream).build());
-            if (r.getEof()) {
-                break;
-            }
-            r.getData().writeTo(out);
-        }
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
-    /** Terminal output until it contains {@code wanted} (or ends). */
-    private String readUntil(ProcessRef p, String wanted) throws RpcException, IOException {
+    /** Output of {@code stream} until it contains {@code wanted} (or ends). */
+    private String readUntil(ProcessRef p, OutputStream stream, String wanted) throws RpcException, IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         while (!out.toString(StandardCharsets.UTF_8).contains(wanted)) {
             ReadOutputResponse r = agent.call(AgentMethods.Processes.READ_OUTPUT, ReadOutputRequest.newBuilder()
-                    .setProcess(p).setStream(OutputStream.OUTPUT_STREAM_STDOUT).build());
+                    .setProcess(p).setStream(stream).build());
             if (r.getEof()) {
                 break;
             }
