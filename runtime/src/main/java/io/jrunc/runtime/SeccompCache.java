@@ -149,9 +149,12 @@ final class SeccompCache {
                 out.writeInt(program.length);
                 out.write(program);
             }
-            // A name of this thread's own (its tid), not Files.createTempFile's random one: its SecureRandom costs
-            // a cold JVM milliseconds. CREATE_NEW: a stale file of a dead process is not written through.
-            Path temporary = dir.resolve(".entry-" + io.jrunc.bindings.Syscalls.gettid() + ".tmp");
+            // A name of this process's own (its pid: a create stores one entry), not Files.createTempFile's
+            // random one, whose SecureRandom costs a cold JVM milliseconds. The pid is read from /proc/self,
+            // not through FFM: this thread's first downcall would contend with the creating thread's, which
+            // links FFM meanwhile (~15 ms more, measured). CREATE_NEW: a stale file of a dead process is not
+            // written through.
+            Path temporary = dir.resolve(".entry-" + Files.readSymbolicLink(Path.of("/proc/self")) + ".tmp");
             Files.deleteIfExists(temporary);
             try {
                 Files.write(temporary, bytes.toByteArray(), java.nio.file.StandardOpenOption.CREATE_NEW,

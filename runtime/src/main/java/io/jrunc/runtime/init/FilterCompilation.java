@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  *
  * <p>The same thread first makes sure the seccomp module's classes can be loaded, which the spawning
  * thread needs before it leaves the host's root ({@link SpawnThread#openSeccompJar}: with the modules'
- * separate jars that opens the seccomp jar, ~3 ms; the launcher's one jar is open already); the
+ * separate jars that opens the seccomp jar, ~3 ms; the launcher's one jar needs nothing more); the
  * spawning thread therefore waits for this compilation ({@link #get}) before anything else. The
  * compile itself is mostly a read of the state root's cache (ContainerSeccomp, SeccompCache).
  */

@@ -49,6 +49,9 @@ public final class SpawnThread {
 
     private static volatile boolean classPathOpen;
 
+    /** Whether the class path is one jar (the launcher's, build/lib/jrunc.jar), not the modules' jars. */
+    private static final boolean ONE_JAR = !System.getProperty("java.class.path", "").contains(java.io.File.pathSeparator);
+
     /**
      * Opens jrunc's own jars before a thread leaves the host's mount namespace or root. With the AOT
      * cache most classes never touch their jar, so a jar may still be unopened when the spawning
@@ -63,8 +66,10 @@ public final class SpawnThread {
         if (classPathOpen) {
             return;
         }
-        for (Class<?> inEachJar : List.of(SpawnThread.class, io.jrunc.bindings.Errno.class,
-                io.jrunc.spec.Spec.class, io.jrunc.cgroups.Cgroup.class)) {
+        // The launcher's one jar holds every module: one lookup opens it (each costs ~1 ms cold).
+        List<Class<?>> oneOfEachJar = ONE_JAR ? List.of(SpawnThread.class) : List.of(SpawnThread.class,
+                io.jrunc.bindings.Errno.class, io.jrunc.spec.Spec.class, io.jrunc.cgroups.Cgroup.class);
+        for (Class<?> inEachJar : oneOfEachJar) {
             if (ClassLoader.getSystemResource(inEachJar.getName().replace('.', '/') + ".class") == null) {
                 throw new IllegalStateException("class path without " + inEachJar.getName());
             }
@@ -77,6 +82,9 @@ public final class SpawnThread {
      * with a filter needs its classes on the spawning thread, and opening a jar costs every create.
      */
     static void openSeccompJar() {
+        if (ONE_JAR) {
+            return; // openClassPath opens it, before any spawning thread starts
+        }
         if (ClassLoader.getSystemResource(io.jrunc.seccomp.Arch.class.getName().replace('.', '/') + ".class") == null) {
             throw new IllegalStateException("class path without " + io.jrunc.seccomp.Arch.class.getName());
         }
