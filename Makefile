@@ -61,7 +61,7 @@ build: check-jdk
 # JVM flags of every jrunc call (docs/PERFORMANCE.md): Serial GC and a small heap (a created container's
 # process shares this address space until start), C1 only, the caller's RLIMIT_NOFILE left alone (the
 # JVM would raise it, and the container inherits it), no perf data file.
-JVM_FLAGS := -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms4m -Xmx64m -Xss512k -XX:-MaxFDLimit -XX:-UsePerfData
+JVM_FLAGS := -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining -XX:CompileThresholdScaling=20 -Xms4m -Xmx64m -Xss512k -XX:-MaxFDLimit -XX:-UsePerfData
 # render-launcher(lib dir, output): scripts/jrunc.in with this JDK, these flags and that lib dir.
 render-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@JVM_FLAGS@|$(JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
 	scripts/jrunc.in > $(2) && chmod 755 $(2)
