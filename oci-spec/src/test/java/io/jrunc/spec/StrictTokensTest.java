@@ -42,5 +42,35 @@ class StrictTokensTest {
         }
         byte[] badUtf8 = {'{', '"', 'a', '"', ':', '"', (byte) 0xC3, '"', '}'};
         assertThrows(Exception.class, () -> SpecReader.readStrict(badUtf8, SpecReader.Kind.SPEC));
+        // an overlong NUL, a CESU-8 surrogate, a byte no UTF-8 has, and 0x80 up outside a string
+        for (byte[] bad : List.of(new byte[] {(byte) 0xC0, (byte) 0x80}, new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+                new byte[] {(byte) 0xFF})) {
+            byte[] inString = concat("{\"hostname\":\"a\\n".getBytes(StandardCharsets.UTF_8), bad, "\"}".getBytes(StandardCharsets.UTF_8));
+            assertThrows(Exception.class, () -> SpecReader.readStrict(inString, SpecReader.Kind.SPEC));
+            byte[] outside = concat("{\"hostname\":\"a\"".getBytes(StandardCharsets.UTF_8), bad, "}".getBytes(StandardCharsets.UTF_8));
+            assertThrows(Exception.class, () -> SpecReader.readStrict(outside, SpecReader.Kind.SPEC));
+        }
+        // a lone surrogate does not survive UTF-8: jackson decides
+        assertThrows(Exception.class, () -> SpecReader.readStrict("{\"hostname\":\"\uD800\"}", SpecReader.Kind.SPEC));
+    }
+
+    /** Strings are copied when ASCII and decoded when not, in the fast path and between escapes alike. */
+    @Test
+    void textBeyondAsciiReadsAsJacksonReadsIt() throws Exception {
+        for (String value : List.of("é", "aéb", "☃\\né", "x\\t\uD83D\uDE00y\\u00e9é",
+                "\\u2603", "é\\\"")) {
+            String json = "{\"ociVersion\":\"1.2.1\",\"hostname\":\"" + value + "\",\"annotations\":{\"" + value + "\":\"1\"}}";
+            byte[] utf8 = json.getBytes(StandardCharsets.UTF_8);
+            assertEquals(SpecReader.readWithJackson(utf8, SpecReader.Kind.SPEC), SpecReader.readStrict(utf8, SpecReader.Kind.SPEC), value);
+            assertEquals(SpecReader.readWithJackson(json, SpecReader.Kind.SPEC), SpecReader.readStrict(json, SpecReader.Kind.SPEC), value);
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
     }
 }
