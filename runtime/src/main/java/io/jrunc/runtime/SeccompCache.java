@@ -19,7 +19,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Compiled seccomp programs kept in the state root, {@code ROOT/@cache/seccomp}, so that a profile is
@@ -173,9 +172,11 @@ final class SeccompCache {
 
     /** Past {@value #MAX_ENTRIES} entries (profiles made per container, say), start over. */
     private void trim() throws IOException {
-        List<Path> entries;
-        try (Stream<Path> list = Files.list(dir)) {
-            entries = list.toList();
+        List<Path> entries = new ArrayList<>();
+        try (java.nio.file.DirectoryStream<Path> list = Files.newDirectoryStream(dir)) { // no stream pipeline on a cold JVM
+            for (Path entry : list) {
+                entries.add(entry);
+            }
         }
         if (entries.size() >= MAX_ENTRIES) {
             for (Path p : entries) {
@@ -217,29 +218,34 @@ final class SeccompCache {
         return id.toString();
     }
 
-    /** Length-prefixed fields, with null told apart from empty, so that distinct profiles never encode alike. */
+    /**
+     * Length-prefixed fields, with null told apart from empty, so that distinct profiles never encode
+     * alike; big-endian ints as DataOutputStream writes them. A growable array of its own: the key is
+     * made on every create with a profile, by interpreted code, and DataOutputStream over a
+     * ByteArrayOutputStream is several synchronized calls a field.
+     */
     private static final class Canonical {
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(8192);
-        private final DataOutputStream out = new DataOutputStream(bytes);
+        private byte[] bytes = new byte[16384];
+        private int size;
 
         void string(String s) {
-            try {
-                if (s == null) {
-                    out.writeInt(-1);
-                } else {
-                    byte[] b = s.getBytes(StandardCharsets.UTF_8);
-                    out.writeInt(b.length);
-                    out.write(b);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            if (s == null) {
+                writeInt(-1);
+                return;
             }
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            writeInt(b.length);
+            ensure(b.length);
+            System.arraycopy(b, 0, bytes, size, b.length);
+            size += b.length;
         }
 
         void strings(List<String> list) {
             count(list);
             if (list != null) {
-                list.forEach(this::string);
+                for (int i = 0; i < list.size(); i++) { // not forEach: its lambda is linked on a cold JVM
+                    string(list.get(i));
+                }
             }
         }
 
@@ -254,23 +260,28 @@ final class SeccompCache {
 
         void longValue(Long v) {
             writeInt(v == null ? 0 : 1);
-            try {
-                out.writeLong(v == null ? 0 : v);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            long value = v == null ? 0 : v;
+            writeInt((int) (value >>> 32));
+            writeInt((int) value);
         }
 
         private void writeInt(int v) {
-            try {
-                out.writeInt(v);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            ensure(4);
+            bytes[size] = (byte) (v >>> 24);
+            bytes[size + 1] = (byte) (v >>> 16);
+            bytes[size + 2] = (byte) (v >>> 8);
+            bytes[size + 3] = (byte) v;
+            size += 4;
+        }
+
+        private void ensure(int more) {
+            if (size + more > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
             }
         }
 
         byte[] bytes() {
-            return bytes.toByteArray();
+            return Arrays.copyOf(bytes, size);
         }
     }
 }
