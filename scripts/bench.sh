@@ -10,11 +10,12 @@
 #   (c) VmRSS, RssAnon and RssFile of a created, not yet started container's process (MEM_N runs);
 #   (d) create alone, of the bundle as it is and of the same bundle with podman's default seccomp
 #       profile (as podman sends it), in interleaved pairs (max(N, 21) pairs per runtime), each followed
-#       by an untimed delete --force; the row "seccomp's cost" is the median of the pairs' differences.
+#       by an untimed delete --force, in an order that rotates from pair to pair; the row "seccomp's
+#       cost" is the median of the pairs' differences.
 #       PAIRS (default max(N, 21)) sets their number; N = MEM_N = 0 runs (d) alone. A pair's difference
 #       moves by tens of ms with the machine's load, so the median's 95% interval is printed with it.
 #       jrunc keeps compiled programs in its root, so every create but the first finds the profile's
-#       there; for jrunc each pair is followed by a third create with that cache removed first ("compiled
+#       there; for jrunc each pair has a third create with that cache removed first ("compiled
 #       afresh", and "its cost" against the pair's plain create).
 # crun 1.8.1 refuses a hybrid cgroup host (cgroup2 at /sys/fs/cgroup/unified with a controller), even
 # with --cgroup-manager=disabled: its check comes before the manager is chosen. On such a host crun runs
@@ -157,27 +158,38 @@ bench_memory() {  # (c)
   rt_cmd "$rt" delete --force "$id"
 }
 
-bench_seccomp() {  # (d)
-  local rt=$1 id=$2 t0 t1 t2 t3
+# create_timed RUNTIME BUNDLE ID: one create, its wall time in us in $elapsed, then an untimed delete.
+create_timed() {
+  local t0 t1
   t0=${EPOCHREALTIME/./}
-  rt_cmd "$rt" create --bundle "$bundle" "$id-p" || { failed "$rt" "$id-p"; return 0; }
+  rt_cmd "$1" create --bundle "$2" "$3" || return 1
   t1=${EPOCHREALTIME/./}
-  rt_cmd "$rt" delete --force "$id-p" || { failed "$rt" "$id-p"; return 0; }
-  t2=${EPOCHREALTIME/./}
-  rt_cmd "$rt" create --bundle "$seccomp_bundle" "$id-s" || { failed "$rt" "$id-s"; return 0; }
-  t3=${EPOCHREALTIME/./}
-  rt_cmd "$rt" delete --force "$id-s" || { failed "$rt" "$id-s"; return 0; }
-  sample plaincreate "$rt" $((t1 - t0)); sample seccompcreate "$rt" $((t3 - t2))
-  sample seccompcost "$rt" $(((t3 - t2) - (t1 - t0)))
+  elapsed=$((t1 - t0))
+  rt_cmd "$1" delete --force "$3"
+}
+
+bench_seccomp() {  # (d)
+  local rt=$1 id=$2 i=$3 plain cached cold step order
+  # The order rotates with the pair: a create's position in the sequence shifts its time (what the
+  # previous delete leaves the kernel to do), and a fixed order would charge that to one of them.
+  # jrunc's third create is the one compiled afresh: its root's @cache removed right before it.
   if [ "$rt" = jrunc ]; then
-    # jrunc keeps compiled programs in its root (@cache/seccomp): the create above found podman's
-    # profile there; this one compiles it afresh, as the first create of a profile does
-    rm -rf "$work/root-jrunc/@cache"
-    t2=${EPOCHREALTIME/./}
-    rt_cmd "$rt" create --bundle "$seccomp_bundle" "$id-c" || { failed "$rt" "$id-c"; return 0; }
-    t3=${EPOCHREALTIME/./}
-    rt_cmd "$rt" delete --force "$id-c" || { failed "$rt" "$id-c"; return 0; }
-    sample seccompcold "$rt" $((t3 - t2)); sample seccompcoldcost "$rt" $(((t3 - t2) - (t1 - t0)))
+    case $((i % 3)) in 1) order="p s c" ;; 2) order="s c p" ;; *) order="c p s" ;; esac
+  else
+    case $((i % 2)) in 1) order="p s" ;; *) order="s p" ;; esac
+  fi
+  for step in $order; do
+    case $step in
+      p) create_timed "$rt" "$bundle" "$id-p" || { failed "$rt" "$id-p"; return 0; }; plain=$elapsed ;;
+      s) create_timed "$rt" "$seccomp_bundle" "$id-s" || { failed "$rt" "$id-s"; return 0; }; cached=$elapsed ;;
+      c) rm -rf "$work/root-jrunc/@cache"
+         create_timed "$rt" "$seccomp_bundle" "$id-c" || { failed "$rt" "$id-c"; return 0; }; cold=$elapsed ;;
+    esac
+  done
+  sample plaincreate "$rt" "$plain"; sample seccompcreate "$rt" "$cached"
+  sample seccompcost "$rt" $((cached - plain))
+  if [ "$rt" = jrunc ]; then
+    sample seccompcold "$rt" "$cold"; sample seccompcoldcost "$rt" $((cold - plain))
   fi
 }
 
@@ -201,7 +213,7 @@ done
 [ -n "$pairs" ] || pairs=$(( n > 21 ? n : 21 ))
 echo "(d) create without and with podman's seccomp profile: $pairs pairs of ${runtimes[*]}..."
 for i in $(seq "$pairs"); do
-  for rt in "${runtimes[@]}"; do bench_seccomp "$rt" "$tag-d-$rt-$i"; done
+  for rt in "${runtimes[@]}"; do bench_seccomp "$rt" "$tag-d-$rt-$i" "$i"; done
 done
 load_after=$(load)
 
