@@ -11,7 +11,6 @@ import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.runtime.init.ExecInit;
 import io.jrunc.runtime.init.FilterCompilation;
-import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.runtime.init.SpawnThread;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,11 +40,13 @@ public final class ContainerExec {
         if (terminal && options.consoleSocket() == null) {
             throw new ContainerException("exec --tty without --console-socket is not supported by jrunc yet");
         }
+        // runc applies the container's profile to every exec'd process. Started on a thread of its own
+        // (its program mostly comes from the root's cache, made by create) beside FFM's first link below.
+        FilterCompilation filter = ContainerSeccomp.startCompile(container.config(),
+                container.stateDirectory().getParent());
         // The new process waits at the gate in the container's pid namespace, beside the container's
         // own processes, while it still shares this JVM's address space: make that non-dumpable first.
         io.jrunc.bindings.Prctl.setDumpable(false);
-        // runc applies the container's profile to every exec'd process.
-        CompiledFilter filter = ContainerSeccomp.compile(container.config(), container.stateDirectory().getParent());
         Path fifo = container.stateDirectory().resolve("exec-" + UUID.randomUUID() + ".fifo");
         int gateFd = -1;
         int consoleFd = -1;
@@ -64,7 +65,7 @@ public final class ContainerExec {
                 consoleFd = UnixSockets.connect(options.consoleSocket().toString());
             }
             ExecInit init = new ExecInit(container.state().pid(), options.process(), container.cgroup(), gateFd,
-                    consoleFd, options.preserveFds(), filter == null ? null : FilterCompilation.of(filter), options.stdio(),
+                    consoleFd, options.preserveFds(), filter, options.stdio(),
                     cgroupGate == null ? -1 : cgroupGate[0]);
             SpawnThread thread = new SpawnThread("jrunc-exec", init).start();
             try {
@@ -120,6 +121,9 @@ public final class ContainerExec {
             }
             throw ContainerCreator.failure(e);
         } finally {
+            if (filter != null) {
+                filter.finish(); // a program this root did not have, kept whole before the JVM exits
+            }
             FileDescriptors.closeQuietly(gateFd);
             FileDescriptors.closeQuietly(consoleFd);
             if (cgroupGate != null) {

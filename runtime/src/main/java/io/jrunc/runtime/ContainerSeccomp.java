@@ -46,21 +46,10 @@ final class ContainerSeccomp {
         return FilterCompilation.start(() -> compileKeepingLater(spec, root), notify);
     }
 
-    /** The compiled filter (from the cache in {@code root} when it has it), or null when the config has none. */
-    static CompiledFilter compile(Spec spec, Path root) {
-        FilterCompilation.Result result = compileKeepingLater(spec, root);
-        if (result == null) {
-            return null;
-        }
-        if (result.afterPublished() != null) {
-            result.afterPublished().run();
-        }
-        return result.filter();
-    }
-
     /**
-     * As {@link #compile(Spec, Path)}, but a newly compiled program is kept in the cache only when the
-     * caller runs the result's {@code afterPublished} (create runs it once the filter is handed over).
+     * The compiled filter (from the cache in {@code root} when it has it), or null when the config has
+     * none; a newly compiled program is kept in the cache only when the caller runs the result's
+     * {@code afterPublished} (the compile thread runs it once the filter is handed over).
      */
     private static FilterCompilation.Result compileKeepingLater(Spec spec, Path root) {
         LinuxSeccomp seccomp = spec.linux() == null ? null : spec.linux().seccomp();

@@ -5,11 +5,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 
 /**
- * A container's seccomp filter, possibly still being compiled. create compiles on a platform thread of
- * its own, started before the cgroup and the spawning thread, so that on a machine with a second core
- * the compile (a few milliseconds of interpreted code on a cold JVM) overlaps the container's setup;
- * the spawning thread needs the program only when it builds the child's chain ({@link ProcessSpawn}).
- * A compile error surfaces there, and create undoes what it made, as for any other failure.
+ * A container's seccomp filter, possibly still being compiled. create and exec compile on a platform
+ * thread of its own, started before FFM's first link, the cgroup and the spawning thread, so that on a
+ * machine with a second core the compile (a few milliseconds of interpreted code on a cold JVM)
+ * overlaps the container's setup; the spawning thread needs the program only when it builds the
+ * child's chain ({@link ProcessSpawn}). A compile error surfaces there, and create (or exec) undoes
+ * what it made, as for any other failure.
  *
  * <p>The same thread first makes sure the seccomp module's classes can be loaded, which the spawning
  * thread needs before it leaves the host's root ({@link SpawnThread#openSeccompJar}: with the modules'
@@ -81,12 +82,6 @@ public final class FilterCompilation {
     /** Waits until the compile thread has done everything, {@code afterPublished} included (before the JVM exits). */
     public void finish() {
         awaitUninterruptibly(done);
-    }
-
-    /** An already compiled filter (exec compiles before it does anything else). */
-    public static FilterCompilation of(CompiledFilter filter) {
-        SpawnThread.openSeccompJar();
-        return new FilterCompilation(filter.usesNotify(), Loadable.of(filter));
     }
 
     /** Whether a rule notifies, known before the compile ends: the child's descriptors depend on it. */
