@@ -175,39 +175,33 @@ final class StrictTokens implements Tokens {
 
     private String string() {
         at++; // the opening quote
-        int start = at;
-        boolean ascii = true;
-        // the common case, no escapes: one copy of the bytes
-        while (at < n) {
-            byte c = b[at];
-            if (c == '"') {
-                return checked(text(start, at++, ascii));
-            }
-            if (c == '\\' || (c >= 0 && c < 0x20)) {
-                break;
-            }
-            ascii &= c >= 0;
-            at++;
-        }
-        StringBuilder out = new StringBuilder().append(text(start, at, ascii));
+        StringBuilder out = null; // only for a string with escapes: the common case is one copy of its bytes
         while (true) {
             int run = at;
-            ascii = true;
-            while (at < n && b[at] != '"' && b[at] != '\\' && (b[at] < 0 || b[at] >= 0x20)) {
-                ascii &= b[at] >= 0;
+            boolean ascii = true;
+            while (at < n) {
+                byte c = b[at];
+                if (c == '"' || c == '\\' || (c >= 0 && c < 0x20)) {
+                    break;
+                }
+                ascii &= c >= 0;
                 at++;
             }
-            out.append(text(run, at, ascii));
             if (at >= n) {
                 throw REFUSED;
             }
-            byte c = b[at++];
-            if (c == '"') {
-                return checked(out.toString());
+            String part = text(run, at, ascii);
+            byte end = b[at++];
+            if (end == '"') {
+                return checked(out == null ? part : out.append(part).toString());
             }
-            if (c != '\\') {
+            if (end != '\\') {
                 throw REFUSED; // a control character
             }
+            if (out == null) {
+                out = new StringBuilder();
+            }
+            out.append(part);
             if (at >= n) {
                 throw REFUSED;
             }
