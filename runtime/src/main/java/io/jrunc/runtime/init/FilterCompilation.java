@@ -38,13 +38,8 @@ public final class FilterCompilation {
     private volatile Loadable filter;
     private volatile Throwable failure;
 
-    private FilterCompilation(boolean usesNotify, Loadable filter) {
+    private FilterCompilation(boolean usesNotify) {
         this.usesNotify = usesNotify;
-        this.filter = filter;
-        if (filter != null) {
-            published.countDown();
-            done.countDown();
-        }
     }
 
     /**
@@ -56,7 +51,7 @@ public final class FilterCompilation {
 
     /** Starts {@code compile} on a new platform thread; {@code usesNotify} is what the profile says. */
     public static FilterCompilation start(Supplier<Result> compile, boolean usesNotify) {
-        FilterCompilation self = new FilterCompilation(usesNotify, null);
+        FilterCompilation self = new FilterCompilation(usesNotify);
         Thread.ofPlatform().name("jrunc-seccomp").daemon(true).start(() -> {
             Result result = null;
             try {
