@@ -1,8 +1,8 @@
 package io.jrunc.vminit;
 
-import io.jrunc.vminit.protocol.pb.v1.*;
-import io.jrunc.vminit.protocol.ttrpc.Code;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.agent.api.pb.v1.*;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

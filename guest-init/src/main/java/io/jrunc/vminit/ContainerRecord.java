@@ -1,7 +1,7 @@
 package io.jrunc.vminit;
 
-import io.jrunc.vminit.protocol.pb.v1.ContainerInfo;
-import io.jrunc.vminit.protocol.pb.v1.ContainerState;
+import io.jrunc.agent.api.pb.v1.ContainerInfo;
+import io.jrunc.agent.api.pb.v1.ContainerState;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,9 @@
 package io.jrunc.vminit;
 
-import io.jrunc.bindings.ErrnoException;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.pb.v1.*;
 import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerCreator;
@@ -10,11 +12,9 @@ import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.CreateOptions;
 import io.jrunc.runtime.init.SpawnRequest;
 import io.jrunc.spec.Spec;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.pb.v1.*;
-import io.jrunc.vminit.protocol.ttrpc.Code;
-import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.Dispatcher;
+import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.jrunc.vminit;
 
-import io.jrunc.vminit.protocol.ttrpc.Code;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.RpcException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.jrunc.vminit;
 
-import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
-import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import io.jrunc.ttrpc.ByteStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

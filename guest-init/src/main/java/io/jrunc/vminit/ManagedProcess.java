@@ -1,7 +1,7 @@
 package io.jrunc.vminit;
 
+import io.jrunc.agent.api.pb.v1.ExitStatus;
 import io.jrunc.bindings.Processes;
-import io.jrunc.vminit.protocol.pb.v1.ExitStatus;
 import java.util.concurrent.CompletableFuture;
 
 /** A process the agent started and will report on: a container's own (execId "") or an exec. */

@@ -1,15 +1,15 @@
 package io.jrunc.vminit;
 
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.pb.v1.ConfigurePodRequest;
+import io.jrunc.agent.api.pb.v1.ConfigurePodResponse;
+import io.jrunc.agent.api.pb.v1.HostEntry;
+import io.jrunc.agent.api.pb.v1.PodStatsResponse;
+import io.jrunc.agent.api.pb.v1.ShutdownResponse;
 import io.jrunc.bindings.Uts;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.pb.v1.ConfigurePodRequest;
-import io.jrunc.vminit.protocol.pb.v1.ConfigurePodResponse;
-import io.jrunc.vminit.protocol.pb.v1.HostEntry;
-import io.jrunc.vminit.protocol.pb.v1.PodStatsResponse;
-import io.jrunc.vminit.protocol.pb.v1.ShutdownResponse;
-import io.jrunc.vminit.protocol.ttrpc.Code;
-import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.Dispatcher;
+import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,7 +97,7 @@ final class PodService {
                 }
             }
             b.setAgentCgroup(Files.readString(Path.of("/proc/self/cgroup")).trim());
-            for (io.jrunc.vminit.protocol.pb.v1.SwapArea area : swaps()) {
+            for (io.jrunc.agent.api.pb.v1.SwapArea area : swaps()) {
                 b.addSwaps(swapSerial != null && isDisk(area.getDevice(), swapSerial)
                         ? area.toBuilder().setSerial(swapSerial).build() : area);
             }
@@ -108,12 +108,12 @@ final class PodService {
     }
 
     /** /proc/swaps, sizes in bytes (the file counts KiB). */
-    static List<io.jrunc.vminit.protocol.pb.v1.SwapArea> swaps() throws IOException {
+    static List<io.jrunc.agent.api.pb.v1.SwapArea> swaps() throws IOException {
         List<String> lines = Files.readAllLines(Path.of("/proc/swaps"));
-        List<io.jrunc.vminit.protocol.pb.v1.SwapArea> areas = new java.util.ArrayList<>();
+        List<io.jrunc.agent.api.pb.v1.SwapArea> areas = new java.util.ArrayList<>();
         for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
             String[] f = line.trim().split("\\s+");
-            areas.add(io.jrunc.vminit.protocol.pb.v1.SwapArea.newBuilder().setDevice(f[0])
+            areas.add(io.jrunc.agent.api.pb.v1.SwapArea.newBuilder().setDevice(f[0])
                     .setSizeBytes(Long.parseLong(f[2]) * 1024).setUsedBytes(Long.parseLong(f[3]) * 1024)
                     .setPriority(Integer.parseInt(f[4])).build());
         }

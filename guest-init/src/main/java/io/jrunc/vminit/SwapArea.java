@@ -1,11 +1,11 @@
 package io.jrunc.vminit;
 
+import io.jrunc.agent.api.pb.v1.AddSwapRequest;
+import io.jrunc.agent.api.pb.v1.AddSwapResponse;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Swap;
-import io.jrunc.vminit.protocol.pb.v1.AddSwapRequest;
-import io.jrunc.vminit.protocol.pb.v1.AddSwapResponse;
-import io.jrunc.vminit.protocol.ttrpc.Code;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -2,7 +2,7 @@ package io.jrunc.vminit;
 
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Vsock;
-import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import io.jrunc.ttrpc.TtrpcServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,15 +1,15 @@
 package io.jrunc.vminit;
 
+import io.jrunc.agent.api.AgentClient;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.AgentProtocol;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Machine;
 import io.jrunc.bindings.Vsock;
-import io.jrunc.vminit.protocol.AgentClient;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.AgentProtocol;
-import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
-import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
-import io.jrunc.vminit.protocol.ttrpc.ServerOptions;
-import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import io.jrunc.ttrpc.ClientOptions;
+import io.jrunc.ttrpc.Dispatcher;
+import io.jrunc.ttrpc.ServerOptions;
+import io.jrunc.ttrpc.TtrpcServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.jrunc.vminit.protocol.ttrpc.Code;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.RpcException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.jrunc.vm;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.agent.api.pb.v1.SwapArea;
 import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.state.PodRecord;
-import io.jrunc.vminit.protocol.pb.v1.SwapArea;
 import java.util.List;
 
 /** `pod inspect`'s swap: the area's size and use as the guest's /proc/swaps reports them. */

@@ -1,9 +1,15 @@
 package io.jrunc.vm;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.google.protobuf.ByteString;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
+import io.jrunc.agent.api.AgentClient;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.pb.v1.ListContainersRequest;
+import io.jrunc.agent.api.pb.v1.PodStatsRequest;
+import io.jrunc.agent.api.pb.v1.PodStatsResponse;
+import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.monitor.MonitorLink;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.PodMonitor;
@@ -18,12 +24,6 @@ import io.jrunc.vm.qemu.VmImage;
 import io.jrunc.vm.state.ContainerRecord;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
-import io.jrunc.vminit.protocol.AgentClient;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.pb.v1.ListContainersRequest;
-import io.jrunc.vminit.protocol.pb.v1.PodStatsRequest;
-import io.jrunc.vminit.protocol.pb.v1.PodStatsResponse;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -225,7 +225,7 @@ public final class Pods {
                         .setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial()).build(), Duration.ofSeconds(120));
                 root.write(c.withState("created", 0));
             } catch (RpcException e) {
-                if (e.code() != io.jrunc.vminit.protocol.ttrpc.Code.ALREADY_EXISTS) {
+                if (e.code() != io.jrunc.ttrpc.Code.ALREADY_EXISTS) {
                     failed.add(c.name() + " (" + e.getMessage() + ")");
                 }
             } catch (IOException e) {
@@ -261,7 +261,7 @@ public final class Pods {
         } catch (RpcException e) {
             // the monitor ends with qemu: a connection that closed once qemu is gone is a completed stop
             awaitQemuGone(pod);
-            if (e.code() == io.jrunc.vminit.protocol.ttrpc.Code.UNAVAILABLE && !running(pod)) {
+            if (e.code() == io.jrunc.ttrpc.Code.UNAVAILABLE && !running(pod)) {
                 markStopped(name);
                 return -1;
             }

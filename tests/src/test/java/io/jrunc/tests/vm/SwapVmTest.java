@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.jrunc.vminit.protocol.AgentClient;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.pb.v1.AddSwapRequest;
-import io.jrunc.vminit.protocol.ttrpc.ByteStream;
-import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
+import io.jrunc.agent.api.AgentClient;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.pb.v1.AddSwapRequest;
+import io.jrunc.ttrpc.ByteStream;
+import io.jrunc.ttrpc.ClientOptions;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;

@@ -1,21 +1,21 @@
 package io.jrunc.vm.cli;
 
 import com.google.protobuf.ByteString;
+import io.jrunc.agent.api.AgentClient;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.pb.v1.CloseStdinRequest;
+import io.jrunc.agent.api.pb.v1.ExecRequest;
+import io.jrunc.agent.api.pb.v1.OutputStream;
+import io.jrunc.agent.api.pb.v1.ProcessRef;
+import io.jrunc.agent.api.pb.v1.ProcessSpec;
+import io.jrunc.agent.api.pb.v1.ReadOutputRequest;
+import io.jrunc.agent.api.pb.v1.ReadOutputResponse;
+import io.jrunc.agent.api.pb.v1.WaitRequest;
+import io.jrunc.agent.api.pb.v1.WriteStdinRequest;
+import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.Containers;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.state.ContainerRecord;
-import io.jrunc.vminit.protocol.AgentClient;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.pb.v1.CloseStdinRequest;
-import io.jrunc.vminit.protocol.pb.v1.ExecRequest;
-import io.jrunc.vminit.protocol.pb.v1.OutputStream;
-import io.jrunc.vminit.protocol.pb.v1.ProcessRef;
-import io.jrunc.vminit.protocol.pb.v1.ProcessSpec;
-import io.jrunc.vminit.protocol.pb.v1.ReadOutputRequest;
-import io.jrunc.vminit.protocol.pb.v1.ReadOutputResponse;
-import io.jrunc.vminit.protocol.pb.v1.WaitRequest;
-import io.jrunc.vminit.protocol.pb.v1.WriteStdinRequest;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -49,7 +49,7 @@ final class Attach {
             if (tty) {
                 consoleSize().ifPresent(size -> {
                     try {
-                        monitor.call(AgentMethods.Processes.RESIZE_TERMINAL, io.jrunc.vminit.protocol.pb.v1.ResizeTerminalRequest
+                        monitor.call(AgentMethods.Processes.RESIZE_TERMINAL, io.jrunc.agent.api.pb.v1.ResizeTerminalRequest
                                 .newBuilder().setProcess(ref).setSize(size).build(), Duration.ofSeconds(10));
                     } catch (RpcException e) {
                         // a process that already ended; Wait reports it
@@ -130,15 +130,15 @@ final class Attach {
      * The terminal's size for a -t process: the CLI's own terminal's (TIOCGWINSZ on stdin) when it has
      * one, else LINES and COLUMNS when the caller sets them (as shells and script(1) do).
      */
-    static java.util.Optional<io.jrunc.vminit.protocol.pb.v1.ConsoleSize> consoleSize() {
+    static java.util.Optional<io.jrunc.agent.api.pb.v1.ConsoleSize> consoleSize() {
         java.util.Optional<HostTerminal.Size> own = HostTerminal.size(0);
         if (own.isPresent() && own.get().rows() > 0) {
-            return own.map(s -> io.jrunc.vminit.protocol.pb.v1.ConsoleSize.newBuilder().setRows(s.rows()).setColumns(s.columns()).build());
+            return own.map(s -> io.jrunc.agent.api.pb.v1.ConsoleSize.newBuilder().setRows(s.rows()).setColumns(s.columns()).build());
         }
         try {
             int rows = Integer.parseInt(System.getenv().getOrDefault("LINES", ""));
             int cols = Integer.parseInt(System.getenv().getOrDefault("COLUMNS", ""));
-            return java.util.Optional.of(io.jrunc.vminit.protocol.pb.v1.ConsoleSize.newBuilder().setRows(rows).setColumns(cols).build());
+            return java.util.Optional.of(io.jrunc.agent.api.pb.v1.ConsoleSize.newBuilder().setRows(rows).setColumns(cols).build());
         } catch (NumberFormatException e) {
             return java.util.Optional.empty();
         }
@@ -157,8 +157,8 @@ final class Attach {
                 java.util.Optional<HostTerminal.Size> now = HostTerminal.size(0);
                 if (now.isPresent() && !now.equals(last)) {
                     last = now;
-                    monitor.call(AgentMethods.Processes.RESIZE_TERMINAL, io.jrunc.vminit.protocol.pb.v1.ResizeTerminalRequest.newBuilder()
-                            .setProcess(ref).setSize(io.jrunc.vminit.protocol.pb.v1.ConsoleSize.newBuilder()
+                    monitor.call(AgentMethods.Processes.RESIZE_TERMINAL, io.jrunc.agent.api.pb.v1.ResizeTerminalRequest.newBuilder()
+                            .setProcess(ref).setSize(io.jrunc.agent.api.pb.v1.ConsoleSize.newBuilder()
                                     .setRows(now.get().rows()).setColumns(now.get().columns())).build(), Duration.ofSeconds(10));
                 }
             }

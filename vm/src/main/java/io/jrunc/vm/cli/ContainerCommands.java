@@ -2,13 +2,13 @@ package io.jrunc.vm.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
 import io.jrunc.vm.Containers;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.config.ConfigFile;
 import io.jrunc.vm.state.ContainerRecord;
-import io.jrunc.vminit.protocol.pb.v1.ContainerStatsResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,13 +1,13 @@
 package io.jrunc.vm.monitor;
 
+import io.jrunc.agent.api.AgentClient;
+import io.jrunc.agent.api.IncompatibleAgentException;
+import io.jrunc.ttrpc.ByteStream;
+import io.jrunc.ttrpc.ClientOptions;
+import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.monitor.pb.StatusRequest;
 import io.jrunc.vm.state.StateRoot;
-import io.jrunc.vminit.protocol.AgentClient;
-import io.jrunc.vminit.protocol.IncompatibleAgentException;
-import io.jrunc.vminit.protocol.ttrpc.ByteStream;
-import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;

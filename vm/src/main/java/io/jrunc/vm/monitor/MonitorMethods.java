@@ -1,5 +1,7 @@
 package io.jrunc.vm.monitor;
 
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.ttrpc.Method;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.AddContainerResponse;
 import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
@@ -10,8 +12,6 @@ import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.monitor.pb.StartContainerResponse;
 import io.jrunc.vm.monitor.pb.StatusRequest;
 import io.jrunc.vm.monitor.pb.StatusResponse;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.ttrpc.Method;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;

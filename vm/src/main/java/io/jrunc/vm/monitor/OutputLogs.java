@@ -1,12 +1,12 @@
 package io.jrunc.vm.monitor;
 
-import io.jrunc.vminit.protocol.AgentClient;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.pb.v1.OutputStream;
-import io.jrunc.vminit.protocol.pb.v1.ProcessRef;
-import io.jrunc.vminit.protocol.pb.v1.ReadOutputRequest;
-import io.jrunc.vminit.protocol.pb.v1.ReadOutputResponse;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
+import io.jrunc.agent.api.AgentClient;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.pb.v1.OutputStream;
+import io.jrunc.agent.api.pb.v1.ProcessRef;
+import io.jrunc.agent.api.pb.v1.ReadOutputRequest;
+import io.jrunc.agent.api.pb.v1.ReadOutputResponse;
+import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,6 +1,27 @@
 package io.jrunc.vm.monitor;
 
 import com.google.protobuf.Message;
+import io.jrunc.agent.api.AgentClient;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.pb.v1.AddSwapRequest;
+import io.jrunc.agent.api.pb.v1.ConfigurePodRequest;
+import io.jrunc.agent.api.pb.v1.ContainerInfo;
+import io.jrunc.agent.api.pb.v1.ContainerState;
+import io.jrunc.agent.api.pb.v1.CreateContainerRequest;
+import io.jrunc.agent.api.pb.v1.Dns;
+import io.jrunc.agent.api.pb.v1.HostEntry;
+import io.jrunc.agent.api.pb.v1.ListContainersRequest;
+import io.jrunc.agent.api.pb.v1.RemoveContainerRequest;
+import io.jrunc.agent.api.pb.v1.RootFilesystem;
+import io.jrunc.agent.api.pb.v1.ShutdownRequest;
+import io.jrunc.agent.api.pb.v1.StartContainerRequest;
+import io.jrunc.ttrpc.ClientOptions;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.Dispatcher;
+import io.jrunc.ttrpc.Method;
+import io.jrunc.ttrpc.RpcException;
+import io.jrunc.ttrpc.ServerOptions;
+import io.jrunc.ttrpc.TtrpcServer;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.monitor.pb.AddContainerResponse;
 import io.jrunc.vm.monitor.pb.RemoveContainerResponse;
@@ -12,27 +33,6 @@ import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.qemu.VmImage;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
-import io.jrunc.vminit.protocol.AgentClient;
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.pb.v1.AddSwapRequest;
-import io.jrunc.vminit.protocol.pb.v1.ConfigurePodRequest;
-import io.jrunc.vminit.protocol.pb.v1.ContainerInfo;
-import io.jrunc.vminit.protocol.pb.v1.ContainerState;
-import io.jrunc.vminit.protocol.pb.v1.CreateContainerRequest;
-import io.jrunc.vminit.protocol.pb.v1.Dns;
-import io.jrunc.vminit.protocol.pb.v1.HostEntry;
-import io.jrunc.vminit.protocol.pb.v1.ListContainersRequest;
-import io.jrunc.vminit.protocol.pb.v1.RemoveContainerRequest;
-import io.jrunc.vminit.protocol.pb.v1.RootFilesystem;
-import io.jrunc.vminit.protocol.pb.v1.ShutdownRequest;
-import io.jrunc.vminit.protocol.pb.v1.StartContainerRequest;
-import io.jrunc.vminit.protocol.ttrpc.ClientOptions;
-import io.jrunc.vminit.protocol.ttrpc.Code;
-import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
-import io.jrunc.vminit.protocol.ttrpc.Method;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
-import io.jrunc.vminit.protocol.ttrpc.ServerOptions;
-import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -98,7 +98,7 @@ public final class PodMonitor implements AutoCloseable {
         AgentClient agent;
         try {
             agent = AgentClient.connect(vm.connectAgent(), agentOptions);
-        } catch (io.jrunc.vminit.protocol.IncompatibleAgentException e) {
+        } catch (io.jrunc.agent.api.IncompatibleAgentException e) {
             throw new VmException(e.getMessage());
         }
         try {

@@ -1,7 +1,7 @@
 package io.jrunc.vm.monitor;
 
+import io.jrunc.ttrpc.ByteStream;
 import io.jrunc.vm.qemu.QmpClient;
-import io.jrunc.vminit.protocol.ttrpc.ByteStream;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;

@@ -120,7 +120,7 @@ class CliThroughMonitorTest {
         assertEquals("stopped", root.container("c1").orElseThrow().lastState());
         assertEquals(143, root.container("c1").orElseThrow().exitCode());
         Result pod = run(null, "pod", "inspect", "p1");
-        assertTrue(pod.out().contains("\"agent\" : \"stand-in 1." + io.jrunc.vminit.protocol.AgentProtocol.MINOR + "\""),
+        assertTrue(pod.out().contains("\"agent\" : \"stand-in 1." + io.jrunc.agent.api.AgentProtocol.MINOR + "\""),
                 pod.out());
         // the guest's figures (the agent's Pod Stats, passed through the monitor)
         assertTrue(pod.out().contains("\"memAvailable\" : " + (300L << 20)), pod.out());

@@ -3,11 +3,11 @@ package io.jrunc.vm.monitor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrunc.agent.api.pb.v1.CreateContainerRequest;
 import io.jrunc.vm.cli.Main;
 import io.jrunc.vm.state.ContainerRecord;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
-import io.jrunc.vminit.protocol.pb.v1.CreateContainerRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,23 +1,23 @@
 package io.jrunc.vm.monitor;
 
-import io.jrunc.vminit.protocol.AgentMethods;
-import io.jrunc.vminit.protocol.AgentProtocol;
-import io.jrunc.vminit.protocol.pb.v1.ConfigurePodRequest;
-import io.jrunc.vminit.protocol.pb.v1.ContainerInfo;
-import io.jrunc.vminit.protocol.pb.v1.ContainerState;
-import io.jrunc.vminit.protocol.pb.v1.CreateContainerRequest;
-import io.jrunc.vminit.protocol.pb.v1.CreateContainerResponse;
-import io.jrunc.vminit.protocol.pb.v1.InspectContainerResponse;
-import io.jrunc.vminit.protocol.pb.v1.ListContainersResponse;
-import io.jrunc.vminit.protocol.pb.v1.OutputStream;
-import io.jrunc.vminit.protocol.pb.v1.ReadOutputResponse;
-import io.jrunc.vminit.protocol.pb.v1.RemoveContainerResponse;
-import io.jrunc.vminit.protocol.ttrpc.ByteStream;
-import io.jrunc.vminit.protocol.ttrpc.Code;
-import io.jrunc.vminit.protocol.ttrpc.Dispatcher;
-import io.jrunc.vminit.protocol.ttrpc.RpcException;
-import io.jrunc.vminit.protocol.ttrpc.ServerOptions;
-import io.jrunc.vminit.protocol.ttrpc.TtrpcServer;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.AgentProtocol;
+import io.jrunc.agent.api.pb.v1.ConfigurePodRequest;
+import io.jrunc.agent.api.pb.v1.ContainerInfo;
+import io.jrunc.agent.api.pb.v1.ContainerState;
+import io.jrunc.agent.api.pb.v1.CreateContainerRequest;
+import io.jrunc.agent.api.pb.v1.CreateContainerResponse;
+import io.jrunc.agent.api.pb.v1.InspectContainerResponse;
+import io.jrunc.agent.api.pb.v1.ListContainersResponse;
+import io.jrunc.agent.api.pb.v1.OutputStream;
+import io.jrunc.agent.api.pb.v1.ReadOutputResponse;
+import io.jrunc.agent.api.pb.v1.RemoveContainerResponse;
+import io.jrunc.ttrpc.ByteStream;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.Dispatcher;
+import io.jrunc.ttrpc.RpcException;
+import io.jrunc.ttrpc.ServerOptions;
+import io.jrunc.ttrpc.TtrpcServer;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -77,14 +77,14 @@ final class StandInGuest implements AutoCloseable {
                 .register(AgentMethods.Pod.ADD_SWAP, (ctx, q) -> {
                     swaps.add(q.getSerial());
                     calls.add("AddSwap");
-                    return io.jrunc.vminit.protocol.pb.v1.AddSwapResponse.getDefaultInstance();
+                    return io.jrunc.agent.api.pb.v1.AddSwapResponse.getDefaultInstance();
                 })
                 .register(AgentMethods.Pod.CONFIGURE, (ctx, q) -> {
                     calls.add("Configure");
                     configured.add(q);
-                    return io.jrunc.vminit.protocol.pb.v1.ConfigurePodResponse.getDefaultInstance();
+                    return io.jrunc.agent.api.pb.v1.ConfigurePodResponse.getDefaultInstance();
                 })
-                .register(AgentMethods.Pod.STATS, (ctx, q) -> io.jrunc.vminit.protocol.pb.v1.PodStatsResponse.newBuilder()
+                .register(AgentMethods.Pod.STATS, (ctx, q) -> io.jrunc.agent.api.pb.v1.PodStatsResponse.newBuilder()
                         .setMemTotalBytes(500L << 20).setMemAvailableBytes(300L << 20).setAgentCgroup("0::/agent").build())
                 .register(AgentMethods.Containers.LIST, (ctx, q) -> ListContainersResponse.newBuilder()
                         .addContainers(ContainerInfo.newBuilder().setId("c1").setState(ContainerState.CONTAINER_STATE_RUNNING)).build())
@@ -102,7 +102,7 @@ final class StandInGuest implements AutoCloseable {
                 })
                 .register(AgentMethods.Containers.START, (ctx, q) -> {
                     started.add(q.getId());
-                    return io.jrunc.vminit.protocol.pb.v1.StartContainerResponse.getDefaultInstance();
+                    return io.jrunc.agent.api.pb.v1.StartContainerResponse.getDefaultInstance();
                 })
                 .register(AgentMethods.Containers.REMOVE, (ctx, q) -> {
                     removed.add(q.getId());
@@ -115,7 +115,7 @@ final class StandInGuest implements AutoCloseable {
                     execs.add(q.getExecId() + ":" + String.join(" ", q.getProcess().getArgsList())
                             + (q.getProcess().getTerminal() ? " tty=" + q.getProcess().getConsoleSize().getRows() + "x"
                             + q.getProcess().getConsoleSize().getColumns() : ""));
-                    return io.jrunc.vminit.protocol.pb.v1.ExecResponse.newBuilder().setPid(99).build();
+                    return io.jrunc.agent.api.pb.v1.ExecResponse.newBuilder().setPid(99).build();
                 })
                 .register(AgentMethods.Processes.WAIT, (ctx, q) -> {
                     // an exec of cat ends, as cat does, when its stdin is closed
@@ -123,24 +123,24 @@ final class StandInGuest implements AutoCloseable {
                     for (int i = 0; cat && !stdinClosed.get() && i < 100; i++) {
                         Thread.sleep(50);
                     }
-                    return io.jrunc.vminit.protocol.pb.v1.WaitResponse.newBuilder()
-                            .setStatus(io.jrunc.vminit.protocol.pb.v1.ExitStatus.newBuilder()
+                    return io.jrunc.agent.api.pb.v1.WaitResponse.newBuilder()
+                            .setStatus(io.jrunc.agent.api.pb.v1.ExitStatus.newBuilder()
                                     .setCode(q.getProcess().getExecId().isEmpty() ? 0 : 7)).build();
                 })
                 .register(AgentMethods.Processes.WRITE_STDIN, (ctx, q) -> {
                     stdin.append(q.getData().toStringUtf8());
-                    return io.jrunc.vminit.protocol.pb.v1.WriteStdinResponse.newBuilder().setWritten(q.getData().size()).build();
+                    return io.jrunc.agent.api.pb.v1.WriteStdinResponse.newBuilder().setWritten(q.getData().size()).build();
                 })
                 .register(AgentMethods.Processes.CLOSE_STDIN, (ctx, q) -> {
                     stdinClosed.set(true);
-                    return io.jrunc.vminit.protocol.pb.v1.CloseStdinResponse.getDefaultInstance();
+                    return io.jrunc.agent.api.pb.v1.CloseStdinResponse.getDefaultInstance();
                 })
                 .register(AgentMethods.Processes.SIGNAL, (ctx, q) -> {
                     signals.add(q.getProcess().getContainerId() + ":" + q.getSignal());
-                    return io.jrunc.vminit.protocol.pb.v1.SignalResponse.getDefaultInstance();
+                    return io.jrunc.agent.api.pb.v1.SignalResponse.getDefaultInstance();
                 })
-                .register(AgentMethods.Containers.STOP, (ctx, q) -> io.jrunc.vminit.protocol.pb.v1.StopContainerResponse.newBuilder()
-                        .setStatus(io.jrunc.vminit.protocol.pb.v1.ExitStatus.newBuilder().setCode(143).setSignal(15)).build())
+                .register(AgentMethods.Containers.STOP, (ctx, q) -> io.jrunc.agent.api.pb.v1.StopContainerResponse.newBuilder()
+                        .setStatus(io.jrunc.agent.api.pb.v1.ExitStatus.newBuilder().setCode(143).setSignal(15)).build())
                 .register(AgentMethods.Processes.READ_OUTPUT, (ctx, q) -> {
                     String exec = q.getProcess().getExecId();
                     if (!exec.isEmpty()) {

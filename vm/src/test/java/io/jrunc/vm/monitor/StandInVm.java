@@ -1,6 +1,6 @@
 package io.jrunc.vm.monitor;
 
-import io.jrunc.vminit.protocol.ttrpc.ByteStream;
+import io.jrunc.ttrpc.ByteStream;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
