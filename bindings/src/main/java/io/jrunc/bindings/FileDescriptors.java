@@ -44,6 +44,8 @@ public final class FileDescriptors {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final NativeFunction MKNOD = Downcall.function("mknod",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    private static final NativeFunction MKDIRAT = Downcall.function("mkdirat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     private static final NativeFunction FCHOWN = Downcall.function("fchown",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
     private static final NativeFunction CHOWN = Downcall.function("chown",
@@ -117,6 +119,11 @@ public final class FileDescriptors {
 
     public static void mknod(String path, int mode, long dev) {
         Calls.checked(MKNOD, "mknod", path, path, mode, dev);
+    }
+
+    /** mkdir(2), as mkdirat relative to the working directory; a failure names "mkdir", as Go's does. */
+    public static void mkdir(String path, int mode) {
+        Calls.checked(MKDIRAT, "mkdir", path, AT_FDCWD, path, mode);
     }
 
     public static void mkfifo(String path, int permissions) {

@@ -11,14 +11,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A chain of libc calls run by a child process that executes no Java (process-model.md section 3).
+ * A chain of libc calls run by a child process that executes no Java: a JVM cannot fork and run
+ * Java in the child, but a child that only calls libc needs no JVM.
  * Each step is a ucontext made with getcontext + makecontext whose uc_link names the next step; the
  * child is created with clone(setcontext, stack, flags, firstContext) and ends with _exit(0), never
  * exit() (its memory is the JVM's). The return values of the steps are not seen: whoever uses a chain
- * verifies its effect from outside afterwards.
+ * verifies its effect from outside afterwards, or has the steps report through memory the JVM reads
+ * ({@link #errnoLocation}, {@link SharedWords}).
  *
- * <p>Used where something must be done by a task inside a namespace no JVM thread can enter, e.g.
- * mounting procfs for a container's pid namespace on kernels whose procfs has no "pidns" parameter.
+ * <p>Used for the container's process (the runtime's ChainSpawn) and where something must be done by a
+ * task inside a namespace no JVM thread can enter, e.g. mounting procfs for a container's pid
+ * namespace on kernels whose procfs has no "pidns" parameter.
  * x86-64 glibc layout: ucontext_t is 968 bytes with uc_link at 8 and uc_stack {ss_sp, ss_flags,
  * ss_size} at 16 (checked against jextract's ucontext_t by a test). Instances are confined to the
  * thread that builds and runs them.
@@ -53,6 +56,7 @@ public final class LibcChain implements AutoCloseable {
                 FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT));
         static final NativeFunction CLONE = Downcall.function("clone",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+        static final NativeFunction ERRNO_LOCATION = Downcall.function("__errno_location", FunctionDescriptor.of(ADDRESS));
     }
 
     private record Step(MemorySegment function, long[] args, boolean unblocked) {}
@@ -89,6 +93,17 @@ public final class LibcChain implements AutoCloseable {
     public LibcChain unblockSignals() {
         unblocked = true;
         return this;
+    }
+
+    /**
+     * The address of the calling thread's errno, which is also the child's: the child runs in this
+     * thread's memory with this thread's thread pointer (clone without CLONE_SETTLS), so its libc calls
+     * set this same word. A step that follows a call can pass it on (memcpy it into {@link SharedWords},
+     * write(2) it to a descriptor); a step that zeroes it first (memset) makes the copy that call's own.
+     * Asked on the thread that runs the chain.
+     */
+    public long errnoLocation() {
+        return Calls.value(Handles.ERRNO_LOCATION);
     }
 
     /** A C string that lives as long as the chain, for use as an argument. */

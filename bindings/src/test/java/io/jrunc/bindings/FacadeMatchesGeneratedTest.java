@@ -327,6 +327,7 @@ class FacadeMatchesGeneratedTest {
             new Fn(FileDescriptors.class, "DUP3", "dup3", true),
             new Fn(FileDescriptors.class, "PIPE2", "pipe2", true),
             new Fn(FileDescriptors.class, "MKNOD", "mknod", true),
+            new Fn(FileDescriptors.class, "MKDIRAT", "mkdirat", true),
             new Fn(FileDescriptors.class, "FCHOWN", "fchown", true),
             new Fn(FileDescriptors.class, "CHOWN", "chown", true),
             new Fn(FileDescriptors.class, "POLL", "poll", true),

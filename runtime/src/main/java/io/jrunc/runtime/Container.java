@@ -6,6 +6,7 @@ import io.jrunc.bindings.Processes;
 import io.jrunc.bindings.Signals;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
+import io.jrunc.runtime.init.ExecFailure;
 import io.jrunc.spec.ContainerStatus;
 import io.jrunc.spec.Json;
 import io.jrunc.spec.RuncState;
@@ -238,10 +239,13 @@ public final class Container implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("opening the exec fifo", e);
         }
+        // EOF on the FIFO means the write end closed: at execve (close-on-exec) or because the child
+        // died. A child whose execve failed writes why before it exits with status 127 (ExecFailure):
+        // start has done its part, as runc's does then, and says what became of the process.
+        ByteBuffer written = ByteBuffer.allocate(8192);
         try (reader) {
-            ByteBuffer buf = ByteBuffer.allocate(16);
-            while (reader.read(buf.clear()) >= 0) {
-                // the child writes nothing; EOF is the signal
+            while (reader.read(written.hasRemaining() ? written : ByteBuffer.allocate(512)) >= 0) {
+                // until EOF; what does not fit is read and dropped
             }
         } catch (IOException e) {
             throw new UncheckedIOException("waiting on the exec fifo", e);
@@ -251,9 +255,12 @@ public final class Container implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        // EOF on the FIFO means the write end closed: at execve (close-on-exec) or because the child
-        // died. A program may also exit right after exec (/bin/true), so a dead process is not an
-        // error here; executables are resolved during create, so exec itself rarely fails.
+        if (written.position() > 0) {
+            ExecFailure failed = ExecFailure.of(written.array(), written.position());
+            if (failed != null) {
+                Log.error(failed.logMessage());
+            }
+        }
         Hooks.poststart(this);
     }
 

@@ -12,6 +12,7 @@ import io.jrunc.cgroups.CgroupsPath;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.runtime.init.ChainSpawn;
 import io.jrunc.runtime.init.ChildCgroupEntry;
+import io.jrunc.runtime.init.ChildReport;
 import io.jrunc.runtime.init.ChildStatus;
 import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.runtime.init.ContainerFinisher;
@@ -89,9 +90,9 @@ public final class ContainerCreator {
             throw new ContainerException(e.getMessage());
         }
 
-        // Until it execs, the container's process shares this JVM's address space (posix_spawn uses
-        // vfork semantics) and may be visible to processes of a pid namespace it joins: a dumpable mm
-        // would let them ptrace or read /proc/PID/mem of the runtime (process-model.md section 4).
+        // Until it execs, the container's process shares this JVM's address space (it is cloned with
+        // CLONE_VM) and may be visible to processes of a pid namespace it joins: a dumpable mm would let
+        // them ptrace or read /proc/PID/mem of the runtime.
         io.jrunc.bindings.Prctl.setDumpable(false);
         ContainerDirectory dir = ContainerDirectory.create(root, options.id());
         Cgroup cgroup = null;
@@ -99,6 +100,8 @@ public final class ContainerCreator {
         int pid = -1;
         ChildPlacement placement = null;
         int[] cgroupGate = null;
+        int[] createGate = null;
+        ChildReport report = new ChildReport();
         try {
             // recorded before a directory is made: a create killed from here on is undone by delete
             cgroup = Cgroup.create(CgroupsPath.of(spec.linux() == null ? null : spec.linux().cgroupsPath(),
@@ -127,9 +130,10 @@ public final class ContainerCreator {
                 consoleFd = FileDescriptors.dup(options.consoleFd());
             }
 
+            createGate = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
             ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, placement, options.noPivot(),
                     consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id(), filter, options.stdio(),
-                    cgroupGate == null ? -1 : cgroupGate[0]);
+                    cgroupGate == null ? -1 : cgroupGate[0], createGate[0], report);
             SpawnThread thread = new SpawnThread("jrunc-init", init).start();
             try {
                 pid = thread.awaitChild(SPAWN_TIMEOUT_MILLIS);
@@ -138,33 +142,42 @@ public final class ContainerCreator {
                     cgroup.addProcess(pid);
                     FileDescriptors.write(cgroupGate[1], new byte[] {1});
                 }
-                thread.awaitGate(pid, SPAWN_TIMEOUT_MILLIS);
+                thread.awaitCreateGate(report, SPAWN_TIMEOUT_MILLIS);
             } finally {
                 if (placement != null) {
                     placement.close();
                     placement = null;
                 }
             }
-            if (init.expected() != null) {
-                ChildStatus.verify(pid, init.expected());
-            }
-            if (filter != null && filter.usesNotify()) {
-                ContainerSeccomp.sendListener(spec.linux().seccomp(), pid,
-                        ChainSpawn.listenerFd(options.preserveFds(), false), new State(spec.ociVersion(),
-                                options.id(), ContainerStatus.CREATING, pid, bundle.toString(), spec.annotations()));
-            }
             // Limits are applied once the JVM is out of the cgroup again (on cgroup v2 the placement
             // moved the whole JVM in, and its threads and memory would count against them), and
             // before the process runs a single instruction of its own.
             cgroup.apply(DeviceRules.resourcesOf(spec));
             ContainerFinisher.finish(spec, pid, init.prepared());
-            Rlimits.apply(pid, uid, gid, spec.process().rlimits());
+            // The child still has the runtime's identity at the create gate (it takes its own after it),
+            // as runc's init sets the limits before it changes user.
+            Rlimits.apply(pid, 0, 0, spec.process().rlimits());
             Integer oomScoreAdj = spec.process().oomScoreAdj();
             if (oomScoreAdj == null && cgroupGate != null) {
                 oomScoreAdj = 0; // a long-lived creator's own (the guest agent's -999) is not the container's
             }
             if (oomScoreAdj != null) {
                 Files.writeString(Path.of("/proc", Integer.toString(pid), "oom_score_adj"), oomScoreAdj.toString());
+            }
+            // The root is final: the child enters its working directory, takes its identity and waits
+            // at the exec gate, where what it did is checked.
+            FileDescriptors.write(createGate[1], new byte[] {1});
+            thread.awaitGate(pid, SPAWN_TIMEOUT_MILLIS);
+            int chdir = report.chdirError();
+            if (chdir != 0) {
+                throw new ContainerException("unable to start container process: error during container init: "
+                        + ChildReport.chdirMessage(spec.process().cwd(), chdir));
+            }
+            ChildStatus.verify(pid, init.expected());
+            if (filter != null && filter.usesNotify()) {
+                ContainerSeccomp.sendListener(spec.linux().seccomp(), pid,
+                        ChainSpawn.listenerFd(options.preserveFds(), false), new State(spec.ociVersion(),
+                                options.id(), ContainerStatus.CREATING, pid, bundle.toString(), spec.annotations()));
             }
             ProcStat stat = ProcStat.read(pid);
             if (stat == null || !stat.alive()) {
@@ -194,6 +207,12 @@ public final class ContainerCreator {
                 FileDescriptors.closeQuietly(cgroupGate[0]);
                 FileDescriptors.closeQuietly(cgroupGate[1]);
             }
+            if (createGate != null) {
+                FileDescriptors.closeQuietly(createGate[0]);
+                FileDescriptors.closeQuietly(createGate[1]);
+            }
+            // the child is at the exec gate, past its last report, or killed and waited for by undo
+            report.close();
         }
     }
 

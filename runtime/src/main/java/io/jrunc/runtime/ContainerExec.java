@@ -9,7 +9,9 @@ import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.runtime.init.ChainSpawn;
 import io.jrunc.runtime.init.ChildStatus;
 import io.jrunc.runtime.init.ChildCgroupEntry;
+import io.jrunc.runtime.init.ChildReport;
 import io.jrunc.runtime.init.ChildWaits;
+import io.jrunc.runtime.init.ExecFailure;
 import io.jrunc.runtime.init.ExecInit;
 import io.jrunc.runtime.init.FilterCompilation;
 import io.jrunc.runtime.init.SpawnThread;
@@ -54,6 +56,7 @@ public final class ContainerExec {
         int pid = -1;
         // A long-lived creator (the guest agent) moves the child into the cgroup, not itself.
         int[] cgroupGate = null;
+        ChildReport report = new ChildReport();
         try {
             if (options.cgroupEntry() == ChildCgroupEntry.CHILD_MOVED
                     && container.cgroup().mode() == io.jrunc.cgroups.CgroupMode.UNIFIED) {
@@ -68,7 +71,7 @@ public final class ContainerExec {
             }
             ExecInit init = new ExecInit(container.state().pid(), options.process(), container.cgroup(), gateFd,
                     consoleFd, options.preserveFds(), filter, options.stdio(),
-                    cgroupGate == null ? -1 : cgroupGate[0]);
+                    cgroupGate == null ? -1 : cgroupGate[0], report);
             SpawnThread thread = new SpawnThread("jrunc-exec", init).start();
             try {
                 pid = thread.awaitChild(60_000);
@@ -77,10 +80,13 @@ public final class ContainerExec {
                     container.cgroup().addProcess(pid);
                     FileDescriptors.write(cgroupGate[1], new byte[] {1});
                 }
-                if (filter != null) {
-                    thread.awaitGate(pid, 60_000);
-                    ChildStatus.verify(pid, init.expected());
+                thread.awaitGate(pid, 60_000);
+                int chdir = report.chdirError();
+                if (chdir != 0) {
+                    throw new ContainerException("unable to start container process: error during container init: "
+                            + ChildReport.chdirMessage(options.process().cwd(), chdir));
                 }
+                ChildStatus.verify(pid, init.expected());
             } finally {
                 ChildPlacement placement = init.placement();
                 if (placement != null) {
@@ -103,7 +109,10 @@ public final class ContainerExec {
                 PidFile.write(options.pidFile(), pid);
             }
             ForegroundProcess foreground = options.detach() ? null : ForegroundProcess.forwardSignalsTo(pid);
-            release(fifo, pid);
+            ExecFailure failed = release(fifo, pid);
+            if (failed != null) {
+                Log.error(failed.logMessage());
+            }
             if (foreground == null) {
                 return 0;
             }
@@ -132,6 +141,8 @@ public final class ContainerExec {
                 FileDescriptors.closeQuietly(cgroupGate[0]);
                 FileDescriptors.closeQuietly(cgroupGate[1]);
             }
+            // the child has exec'd or died (release), or was killed and waited for above
+            report.close();
             try {
                 Files.deleteIfExists(fifo);
             } catch (IOException ignored) {
@@ -140,25 +151,34 @@ public final class ContainerExec {
         }
     }
 
-    /** Opens the gate and waits until the process exec'd (EOF) or died. */
-    private static void release(Path fifo, int pid) {
+    /**
+     * Opens the gate and waits until the process exec'd or died (EOF); what the child wrote to the gate
+     * before EOF says its execve failed, and why ({@link ExecFailure}), or null.
+     */
+    private static ExecFailure release(Path fifo, int pid) {
         int fd = FileDescriptors.open(fifo.toString(),
                 FileDescriptors.O_RDONLY | FileDescriptors.O_NONBLOCK | FileDescriptors.O_CLOEXEC);
         try {
-            byte[] buf = new byte[1];
+            java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
+            byte[] chunk = new byte[512];
             while (true) {
                 short ev = FileDescriptors.poll(fd, FileDescriptors.POLLIN, 100);
-                if ((ev & FileDescriptors.POLLHUP) != 0) {
-                    return;
-                }
-                if ((ev & FileDescriptors.POLLIN) != 0 && FileDescriptors.read(fd, buf, 1) == 0) {
-                    return;
-                }
-                ProcStat stat = ProcStat.read(pid);
-                if (stat == null || !stat.alive()) {
-                    return;
+                if ((ev & FileDescriptors.POLLIN) != 0) {
+                    int n = FileDescriptors.read(fd, chunk, chunk.length);
+                    if (n == 0) {
+                        break;
+                    }
+                    written.write(chunk, 0, n);
+                } else if ((ev & FileDescriptors.POLLHUP) != 0) {
+                    break;
+                } else {
+                    ProcStat stat = ProcStat.read(pid);
+                    if (stat == null || !stat.alive()) {
+                        break;
+                    }
                 }
             }
+            return ExecFailure.of(written.toByteArray(), written.size());
         } finally {
             FileDescriptors.close(fd);
         }

@@ -15,7 +15,7 @@ import java.util.List;
 /**
  * Runs OCI hooks (config.md "POSIX-platform Hooks"): each hook is spawned with the container's state
  * JSON on stdin, must exit 0, and is killed when its timeout passes. Hooks run in order; the first
- * failure stops the sequence. Spawned with posix_spawn like every process jrunc creates.
+ * failure stops the sequence. Spawned with posix_spawn (a hook runs on the host, as the runtime).
  */
 public final class HookRunner {
     private HookRunner() {}

@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Sets process.rlimits on the container's process while it waits at the exec gate. Resource limits
+ * Sets process.rlimits on the container's process while it waits at a gate (create's, exec's). Resource limits
  * belong to the whole process, so the spawning thread cannot set them for its child without changing
  * the JVM's own; prlimit(2) on the child does it from outside instead. The kernel allows prlimit on
  * another process when the caller's real uid and gid equal the target's (or with CAP_SYS_RESOURCE,
- * which root lacks on some hosts), so a throwaway thread takes the container's uid and gid as its
- * real ids, keeping effective uid 0 and therefore its capabilities, then sets each limit.
+ * which root lacks on some hosts), so a throwaway thread takes the process's uid and gid at that moment
+ * as its real ids, keeping effective uid 0 and therefore its capabilities, then sets each limit.
  * Raising a hard limit still needs CAP_SYS_RESOURCE, exactly as for runc.
  */
 final class Rlimits {

@@ -10,40 +10,63 @@ import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.seccomp.SyscallTable;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The container's process made by a chain of libc calls instead of posix_spawn, for a process with a
- * seccomp filter (docs/seccomp.md). The filter is loaded by the child itself, so no JVM thread is ever
- * filtered, and when the process does not set no_new_privs the load needs CAP_SYS_ADMIN: the child
- * then loads it before it drops its credentials, which it therefore drops itself too. The chain does
- * what posix_spawn's attributes and file actions did, in this order:
+ * The container's process (create's and exec's) made by a chain of libc calls: no Java runs in the
+ * child, and the child does the steps that posix_spawn's attributes and file actions could not (a
+ * seccomp filter, docs/seccomp.md; waiting for the creator between steps; saying why a step failed). In
+ * this order:
  *
  * <ol>
+ *   <li>with a cgroup gate: wait until the creator moved it into its cgroup ({@link ChildCgroupEntry});
  *   <li>every signal the JVM catches or ignores back to its default (until then the JVM thread's mask
  *       is kept, which blocks the JVM's asynchronous signals, so no JVM handler can run in the child);
  *   <li>a new session; the pty slave (or the request's explicit streams) as stdin, stdout and stderr;
- *       the preserved descriptors kept;
- *       every other descriptor closed;
- *   <li>without no_new_privs: the filter;
- *   <li>the credentials in {@link ProcessCredentials}'s order, then the working directory;
+ *       the preserved descriptors kept; every other descriptor closed but the create gate;
+ *   <li>without no_new_privs: the filter (it needs CAP_SYS_ADMIN, so before the credentials);
+ *   <li>the exec gate's O_PATH descriptor: for create opened by its path through the proc placeholder
+ *       (RootfsBuilder), for exec duplicated from the runtime's;
+ *   <li>create only, the create gate: the child says it is there ({@link ChildReport}) and reads the
+ *       create gate's pipe, which the creator writes once the root is final (procfs in place, the
+ *       mounts after it made again: MountOrder);
+ *   <li>the working directory, entered as runc enters it: first with the runtime's identity, then
+ *       (when that was refused) again with the process's; each chdir's errno copied to the report;
+ *   <li>the credentials in {@link ProcessCredentials}'s order;
  *   <li>with no_new_privs: no_new_privs and the filter;
- *   <li>signals unblocked; the exec gate (which blocks until start); the working directory again (see
- *       ProcessLauncher); execve; _exit(127).
+ *   <li>signals unblocked; the exec gate opened for writing (blocks until start); execve;
+ *   <li>only if execve returned: its errno and the program's path written to the exec gate, where
+ *       start (or exec) reads them ({@link ExecFailure}); _exit(127).
  * </ol>
  *
  * <p>A chain does not check its steps. {@link ChildStatus} verifies from /proc, while the child waits at
- * the gate, that every step took effect, before create or exec reports success. The syscalls after the
- * filter is loaded are recorded ({@link #afterLoad()}) so that create can run the filter over exactly
- * those before it spawns ({@link PreExecCheck}).
+ * the exec gate, that every step took effect, and {@link ChildReport} says how the chdirs went, before
+ * create or exec reports success. The syscalls after the filter is loaded are recorded
+ * ({@link #afterLoad()}) so that create can run the filter over exactly those before it spawns
+ * ({@link PreExecCheck}).
  */
 public final class ChainSpawn implements AutoCloseable {
     /** A syscall made after the filter is loaded, with the arguments it is made with. */
     public record Call(String name, long[] args) {}
 
+    /**
+     * How the child reaches the exec FIFO, and create's gate before it.
+     *
+     * @param path       for create: the FIFO's path in the container's root (PROC/self/fd/N, which the
+     *                   proc placeholder binds to the FIFO and the real procfs resolves to descriptor N,
+     *                   the O_PATH one), or null
+     * @param opathFd    for exec: the runtime's O_PATH descriptor of the FIFO, reopened via the
+     *                   container's /proc/self/fd; or -1
+     * @param createGate for create: the read end of the pipe the child waits on until the root is final;
+     *                   or -1
+     */
+    public record Gates(String path, int opathFd, int createGate) {}
+
     private static final int SECCOMP_SET_MODE_FILTER = 1;
     private static final long KERNEL_SIGACTION_SIZE = 32; // x86-64 and aarch64: handler, flags, restorer, mask
+    private static final int CLONE_NEWCGROUP = 0x02000000;
 
     private final LibcChain chain = new LibcChain();
     private final SyscallTable table = Arch.nativeArch().table();
@@ -53,26 +76,17 @@ public final class ChainSpawn implements AutoCloseable {
     private ChainSpawn() {}
 
     /**
-     * Builds the chain. {@code gate.opathFd() < 0}: the gate is a path in the container's root, to be
-     * opened O_PATH at the lowest free descriptor, which must be {@code gatePathFd}.
-     */
-    public static ChainSpawn of(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, FilterCompilation.Loadable filter, ChildStatus.Runtime runtime) {
-        return of(request, gate, ptySlave, credentials, filter, runtime, -1, false);
-    }
-
-    /**
-     * With {@code cgroupGate} >= 0 the child's first step reads one byte from that pipe: it waits there
-     * until its creator has moved it into the container's cgroup ({@link ChildCgroupEntry}); with
+     * Builds the chain. With {@code cgroupGate} >= 0 the child's first step reads one byte from that
+     * pipe: it waits there until its creator has moved it into the container's cgroup; with
      * {@code unshareCgroup} it then creates its cgroup namespace. {@code filter} may be null (no
      * seccomp: no load, nothing recorded).
      */
-    public static ChainSpawn of(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, FilterCompilation.Loadable filter, ChildStatus.Runtime runtime,
-            int cgroupGate, boolean unshareCgroup) {
+    public static ChainSpawn of(SpawnRequest request, Gates gates, String ptySlave, ProcessCredentials credentials,
+            FilterCompilation.Loadable filter, ChildStatus.Runtime runtime, int cgroupGate, boolean unshareCgroup,
+            ChildReport report) {
         ChainSpawn spawn = new ChainSpawn();
-        spawn.build(request, gate, ptySlave, credentials, filter == null ? null : filter.filter(),
-                filter == null ? null : filter.programBytes(), runtime, cgroupGate, unshareCgroup);
+        spawn.build(request, gates, ptySlave, credentials, filter == null ? null : filter.filter(),
+                filter == null ? null : filter.programBytes(), runtime, cgroupGate, unshareCgroup, report);
         return spawn;
     }
 
@@ -96,11 +110,28 @@ public final class ChainSpawn implements AutoCloseable {
         chain.close();
     }
 
-    private static final int CLONE_NEWCGROUP = 0x02000000;
+    /** The lowest descriptor after the preserved ones (3 .. 3+preserveFds-1). */
+    static int lowestFree(int preserveFds) {
+        return 3 + preserveFds;
+    }
 
-    private void build(SpawnRequest request, ProcessLauncher.Gate gate, String ptySlave,
-            ProcessCredentials credentials, CompiledFilter filter, byte[] programBytes, ChildStatus.Runtime runtime,
-            int cgroupGate, boolean unshareCgroup) {
+    /**
+     * Where the child holds the exec gate's O_PATH descriptor when the gate is a path (create): after
+     * the preserved descriptors, and after the seccomp listener when the filter has one (the lowest free
+     * descriptor when the filter is loaded).
+     */
+    public static int gateFd(int preserveFds, boolean usesNotify) {
+        return lowestFree(preserveFds) + (usesNotify ? 1 : 0);
+    }
+
+    /** The descriptor the child holds the seccomp listener at (close-on-exec, as the kernel makes it). */
+    public static int listenerFd(int preserveFds, boolean exec) {
+        return lowestFree(preserveFds) + (exec ? 1 : 0);
+    }
+
+    private void build(SpawnRequest request, Gates gates, String ptySlave, ProcessCredentials credentials,
+            CompiledFilter filter, byte[] programBytes, ChildStatus.Runtime runtime, int cgroupGate,
+            boolean unshareCgroup, ChildReport report) {
         if (cgroupGate >= 0) {
             // nothing of the container's runs before the creator has moved this child into its cgroup
             chain.call("read", cgroupGate, chain.zeroed(8), 1);
@@ -110,9 +141,11 @@ public final class ChainSpawn implements AutoCloseable {
             }
         }
         long handled = runtime.handledSignals();
-        int low = ProcessLauncher.gateFd(request.preserveFds());
+        int low = lowestFree(request.preserveFds());
+        boolean notify = filter != null && filter.usesNotify();
+        boolean nnp = credentials.noNewPrivileges();
         long dfl = chain.zeroed(KERNEL_SIGACTION_SIZE); // SIG_DFL, no flags, empty mask
-        for (int sig = 1; sig <= 64; sig++) {
+        for (int sig = 1; sig <= Signals.MAX; sig++) {
             if (sig != Signals.SIGKILL && sig != Signals.SIGSTOP && (handled & (1L << (sig - 1))) != 0) {
                 sys("rt_sigaction", sig, dfl, 0, 8);
             }
@@ -137,8 +170,16 @@ public final class ChainSpawn implements AutoCloseable {
         for (int fd = 3; fd < low; fd++) {
             sys("fcntl", fd, FileDescriptors.F_SETFD, 0);
         }
-        if (gate.opathFd() >= 0) {
-            chain.call("dup2", gate.opathFd(), low);
+        boolean pathGate = gates.opathFd() < 0;
+        int gateFd = pathGate ? gateFd(request.preserveFds(), notify) : low;
+        // create's gate pipe right above the exec gate's O_PATH descriptor, kept by the close_range
+        int createGate = gates.createGate() >= 0 ? gateFd + 1 : -1;
+        if (createGate >= 0) {
+            chain.call("dup2", gates.createGate(), createGate);
+            sys("close_range", low, createGate - 1, 0);
+            sys("close_range", createGate + 1, 0xffffffffL, 0);
+        } else if (!pathGate) {
+            chain.call("dup2", gates.opathFd(), low);
             sys("close_range", low + 1, 0xffffffffL, 0);
         } else {
             sys("close_range", low, 0xffffffffL, 0);
@@ -151,13 +192,34 @@ public final class ChainSpawn implements AutoCloseable {
             fprog.putLong(8, chain.bytes(programBytes));
             program = chain.bytes(fprog.array());
         }
-        boolean nnp = credentials.noNewPrivileges();
         if (!nnp && filter != null) {
             load(filter, program);
         }
+        if (pathGate) {
+            int opath = FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC;
+            if (notify && nnp) {
+                // the listener, which comes at the lowest free descriptor, is made later: keep its place
+                open(gates.path(), opath);
+                chain.call("dup3", low, gateFd, FileDescriptors.O_CLOEXEC);
+                chain.call("close", low);
+            } else {
+                open(gates.path(), opath);
+            }
+        }
+        long errno = chain.errnoLocation();
+        if (createGate >= 0) {
+            chain.call("memset", report.address(ChildReport.AT_CREATE_GATE), 1, 4);
+            chain.call("read", createGate, chain.zeroed(8), 1);
+            record(loaded, "read", createGate, 0, 1);
+            chain.call("close", createGate);
+            record(loaded, "close", createGate);
+        }
+        // runc's order: the working directory with the runtime's identity, which may enter what the
+        // process's may not, and again after the credentials when that was refused
+        long cwd = chain.string(request.cwd());
+        chdir(cwd, errno, report.address(ChildReport.CHDIR_BEFORE_CREDENTIALS));
         credentialSteps(credentials, runtime.bounding());
-        chain.call("chdir", chain.string(request.cwd()));
-        record(loaded, "chdir", 0);
+        chdir(cwd, errno, report.address(ChildReport.CHDIR_AFTER_CREDENTIALS));
         if (nnp) {
             sys("prctl", Prctl.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         }
@@ -168,38 +230,32 @@ public final class ChainSpawn implements AutoCloseable {
         // setcontext sets the signal mask before every later step.
         record(loaded, "rt_sigprocmask", 2, 0, 0, 8);
         int writeEnd = FileDescriptors.O_WRONLY | FileDescriptors.O_CLOEXEC;
-        if (gate.opathFd() >= 0) {
-            open("/proc/self/fd/" + low, writeEnd);
-            chain.call("close", low);
-            record(loaded, "close", low);
+        int reportFd;
+        if (pathGate) {
+            open(gates.path(), writeEnd);
+            reportFd = gateFd + 1;
         } else {
-            open(gate.path(), FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC);
-            open(gate.path(), writeEnd);
-            int gateFd = gateFd(request.preserveFds(), filter != null && filter.usesNotify());
-            chain.call("close", gateFd);
-            record(loaded, "close", gateFd);
+            open("/proc/self/fd/" + low, writeEnd);
+            reportFd = low + 1 + (notify ? 1 : 0);
         }
-        // The working directory again past the gate: create makes the mounts listed after /proc again
-        // while the child waits there (MountOrder), and the first chdir may have entered one of them.
-        chain.call("chdir", chain.string(request.cwd()));
-        record(loaded, "chdir", 0);
+        chain.call("close", gateFd);
+        record(loaded, "close", gateFd);
         chain.call("execve", chain.string(request.path()), chain.strings(request.args()), chain.strings(request.env()));
         record(loaded, "execve", 0, 0, 0);
+        // Only if execve returned: why, and what, to whoever opened the gate. Not recorded for the
+        // filter check: a profile that denied these would lose the report, not the container.
+        byte[] path = request.path().getBytes(StandardCharsets.UTF_8);
+        chain.call("write", reportFd, errno, 4);
+        chain.call("write", reportFd, chain.bytes(path), path.length);
         record(loaded, "exit_group", 127);
     }
 
-    /**
-     * Where the child holds the gate's O_PATH descriptor when the gate is a path: after the preserved
-     * descriptors, and after the seccomp listener when the filter has one (it is the lowest free
-     * descriptor when the filter is loaded).
-     */
-    public static int gateFd(int preserveFds, boolean usesNotify) {
-        return ProcessLauncher.gateFd(preserveFds) + (usesNotify ? 1 : 0);
-    }
-
-    /** The descriptor the child holds the seccomp listener at (close-on-exec, as the kernel makes it). */
-    public static int listenerFd(int preserveFds, boolean exec) {
-        return ProcessLauncher.gateFd(preserveFds) + (exec ? 1 : 0);
+    /** errno zeroed, chdir, errno copied to {@code word}: the word is 0 exactly when the chdir worked. */
+    private void chdir(long cwd, long errno, long word) {
+        chain.call("memset", errno, 0, 4);
+        chain.call("chdir", cwd);
+        record(loaded, "chdir", 0);
+        chain.call("memcpy", word, errno, 4);
     }
 
     private void load(CompiledFilter filter, long program) {

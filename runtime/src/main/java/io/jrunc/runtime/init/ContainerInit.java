@@ -12,10 +12,11 @@ import io.jrunc.spec.Spec;
 import java.nio.file.Path;
 
 /**
- * What the container thread does for `create`, in order (process-model.md section 1):
- * own fs context; join namespaces given by path; enter the cgroup (so a new cgroup namespace is rooted
- * there); create the other namespaces; build the rootfs and pivot_root; hostname; the process's
- * executable and cwd; the terminal; credentials; then spawn behind the exec gate.
+ * What the container thread does for `create`, in order (docs/runtime.md): own fs context; join
+ * namespaces given by path; enter the cgroup (so a new cgroup namespace is rooted there); create the
+ * other namespaces; build the rootfs and pivot_root; hostname; the process's executable and cwd; the
+ * terminal; then spawn the child's chain, which waits at the create gate until the root is final, and
+ * then enters the working directory, takes its credentials and waits at the exec gate.
  *
  * <p>The pid namespace is unshared last: from then on the thread may not create threads, and it
  * applies to the next child, which becomes PID 1.
@@ -35,6 +36,7 @@ public final class ContainerInit implements SpawnThread.Body {
     private final ProcessSpawn spawn;
     private final SpawnRequest.Stdio stdio;
     private final int cgroupGate;
+    private final int createGate;
     private volatile RootfsBuilder.Prepared prepared;
 
     /**
@@ -44,11 +46,15 @@ public final class ContainerInit implements SpawnThread.Body {
      * @param cgroupGate -1, or the read end of the pipe the child waits on until the creating thread has
      *        moved it into its cgroup ({@link ChildCgroupEntry}); then {@code placement} is null, this
      *        thread never enters the container's cgroup, and the child creates the cgroup namespace
+     * @param createGate the read end of the pipe the child waits on until the root is final (procfs in
+     *        place, the mounts after it made again), before it enters its working directory
+     * @param report where the child says it waits at the create gate and how its chdirs went
      */
     public ContainerInit(Spec spec, Path rootfs, Path execFifo, NamespacePlan namespaces, Cgroup cgroup,
             ChildPlacement placement, boolean noPivot, int consoleSocket, int preserveFds, String newKeyring,
-            FilterCompilation filter, SpawnRequest.Stdio stdio, int cgroupGate) {
+            FilterCompilation filter, SpawnRequest.Stdio stdio, int cgroupGate, int createGate, ChildReport report) {
         this.cgroupGate = cgroupGate;
+        this.createGate = createGate;
         this.spec = spec;
         this.stdio = stdio;
         this.rootfs = rootfs;
@@ -61,10 +67,11 @@ public final class ContainerInit implements SpawnThread.Body {
         this.preserveFds = preserveFds;
         this.newKeyring = newKeyring;
         this.filter = filter;
-        this.spawn = new ProcessSpawn(filter, cgroupGate, cgroupGate >= 0 && namespaces.creates(CLONE_NEWCGROUP));
+        this.spawn = new ProcessSpawn(filter, cgroupGate, cgroupGate >= 0 && namespaces.creates(CLONE_NEWCGROUP),
+                report);
     }
 
-    /** What the child must show in /proc/PID/status ({@link ChildStatus}); null unless a chain made it. */
+    /** What the child must show in /proc/PID/status ({@link ChildStatus}), once it is spawning. */
     public ChildStatus.Expected expected() {
         return spawn.expected();
     }
@@ -118,7 +125,7 @@ public final class ContainerInit implements SpawnThread.Body {
             Uts.setdomainname(spec.domainname());
         }
 
-        ProcessSetup setup = ProcessSetup.of(spec.process(), preserveFds).withStdio(stdio);
+        ProcessSetup setup = ProcessSetup.of(spec.process(), preserveFds, prepared.procDestinations()).withStdio(stdio);
         String slave = null;
         if (setup.request().terminal()) {
             slave = PtyHandoff.handOver(consoleSocket, spec.process().consoleSize(), true);
@@ -130,7 +137,7 @@ public final class ContainerInit implements SpawnThread.Body {
             joinSessionKeyring(newKeyring);
         }
         FsContext.umask(setup.request().umask());
-        return spawn.spawn(setup, new ProcessLauncher.Gate(prepared.gatePath(), -1), slave, self);
+        return spawn.spawn(setup, new ChainSpawn.Gates(prepared.gatePath(), -1, createGate), slave, self);
     }
 
     /** A session keyring of its own (runc's default; --no-new-keyring skips it). Kernels without keys are fine. */

@@ -23,9 +23,12 @@ public final class ExecInit implements SpawnThread.Body {
     private final int cgroupGate;
     private volatile ChildPlacement placement;
 
-    /** @param filter the container's compiled linux.seccomp, or null (then posix_spawn makes the process) */
+    /**
+     * @param filter the container's compiled linux.seccomp, or null
+     * @param report where the child says how its chdirs went
+     */
     public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds,
-            FilterCompilation filter, SpawnRequest.Stdio stdio, int cgroupGate) {
+            FilterCompilation filter, SpawnRequest.Stdio stdio, int cgroupGate, ChildReport report) {
         this.stdio = stdio;
         this.cgroupGate = cgroupGate;
         this.initPid = initPid;
@@ -34,10 +37,10 @@ public final class ExecInit implements SpawnThread.Body {
         this.gateFd = gateFd;
         this.consoleSocket = consoleSocket;
         this.preserveFds = preserveFds;
-        this.spawn = new ProcessSpawn(filter, cgroupGate, false);
+        this.spawn = new ProcessSpawn(filter, cgroupGate, false, report);
     }
 
-    /** What the child must show in /proc/PID/status; null unless a {@link ChainSpawn} made it. */
+    /** What the child must show in /proc/PID/status, once it is spawning. */
     public ChildStatus.Expected expected() {
         return spawn.expected();
     }
@@ -63,6 +66,6 @@ public final class ExecInit implements SpawnThread.Body {
             slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);
         }
         FsContext.umask(setup.request().umask());
-        return spawn.spawn(setup, new ProcessLauncher.Gate(null, gateFd), slave, self);
+        return spawn.spawn(setup, new ChainSpawn.Gates(null, gateFd, -1), slave, self);
     }
 }

@@ -29,8 +29,9 @@ import java.util.Set;
  * <p>A config mount is copied through the descriptor taken when it was made, so a later entry with the
  * same destination (which covers it) does not hide it; the mounts a config entry brings with it (an
  * rbind's submounts, the cgroup hierarchies under a v1 /sys/fs/cgroup, /dev/console) are copied by
- * path. The process at the exec gate keeps what it holds (the FIFO, the pty slave: their filesystems
- * are the same); its working directory is entered again after the gate (ProcessLauncher, ChainSpawn).
+ * path. The process waiting at the create gate keeps what it holds (the exec gate's descriptor, the
+ * pty slave: their filesystems are the same); it enters its working directory only after this, once
+ * the creator opens that gate (ChainSpawn).
  */
 final class MountOrder {
     /** One line of /proc/PID/mountinfo. */

@@ -1,20 +1,15 @@
 package io.jrunc.runtime.init;
 
 import io.jrunc.bindings.Capabilities;
-import io.jrunc.bindings.Prctl;
-import io.jrunc.bindings.ThreadCredentials;
 import io.jrunc.spec.LinuxCapabilities;
 import java.util.List;
 
 /**
- * Drops the calling thread to the container process's identity: supplementary groups, gid, uid, the
- * five capability sets and no_new_privs. Every call here changes only the calling thread (raw
- * set*id system calls, per-thread capability sets), and the process it spawns next inherits the
- * result; the thread is spent afterwards.
- *
- * <p>Order (as runc's init): the bounding set is reduced while the thread still holds CAP_SETPCAP;
- * keep-caps lets the permitted set survive the switch away from uid 0; the switch of ids; then
- * capset of effective/permitted/inheritable and the ambient raises; no_new_privs last.
+ * The container process's identity: supplementary groups, gid, uid, the five capability sets and
+ * no_new_privs. The child takes it itself (ChainSpawn's credential steps), in runc's init's order: the
+ * bounding set is reduced while it still holds CAP_SETPCAP; keep-caps lets the permitted set survive
+ * the switch away from uid 0; the switch of ids; then capset of effective/permitted/inheritable and the
+ * ambient raises; no_new_privs last.
  */
 public record ProcessCredentials(int uid, int gid, int[] additionalGids, LinuxCapabilities capabilities,
         boolean noNewPrivileges) {
@@ -46,35 +41,6 @@ public record ProcessCredentials(int uid, int gid, int[] additionalGids, LinuxCa
             }
         }
         return new Sets(bounding, effective, permitted, inheritable, ambient);
-    }
-
-    public void apply() {
-        Sets sets = sets();
-        int last = Capabilities.lastCap();
-        for (int cap = 0; cap <= last; cap++) {
-            if ((sets.bounding() & (1L << cap)) == 0 && Prctl.inBoundingSet(cap)) {
-                Prctl.dropBoundingCapability(cap);
-            }
-        }
-        Prctl.setKeepCaps(true);
-        ThreadCredentials.setgroups(additionalGids);
-        ThreadCredentials.setresgid(gid, gid, gid);
-        ThreadCredentials.setresuid(uid, uid, uid);
-        Capabilities.set(new Capabilities.Sets(sets.effective(), sets.permitted(), sets.inheritable()));
-        Prctl.clearAmbient();
-        for (int cap = 0; cap <= last; cap++) {
-            if ((sets.ambient() & (1L << cap)) != 0) {
-                try {
-                    Prctl.raiseAmbient(cap);
-                } catch (io.jrunc.bindings.ErrnoException e) {
-                    // e.g. SECBIT_NO_CAP_AMBIENT_RAISE: skipped, as runc does
-                }
-            }
-        }
-        Prctl.setKeepCaps(false);
-        if (noNewPrivileges) {
-            Prctl.setNoNewPrivileges();
-        }
     }
 
     /**

@@ -1,5 +1,8 @@
 package io.jrunc.runtime.init;
 
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.spec.Process;
 import io.jrunc.spec.User;
 import java.io.IOException;
@@ -12,8 +15,9 @@ import java.util.List;
 /**
  * The config's process turned into what the spawning thread needs, resolved on that thread (its root
  * is the container's by then): the executable found on the container's PATH, the working directory
- * created if missing (as runc does), the identity to switch to, and HOME when the config does not set
- * it (as runc does: the user's home from the container's /etc/passwd, else /).
+ * created if missing (as runc does, with Go's MkdirAll's errors), the identity to switch to, and HOME
+ * when the config does not set it (as runc does: the user's home from the container's /etc/passwd,
+ * else /). The child enters the working directory itself, once the root is final (ChainSpawn).
  */
 public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials) {
 
@@ -24,15 +28,23 @@ public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials)
         return new ProcessSetup(request.withStdio(stdio), credentials);
     }
 
+    /** For exec: the container's root is final, with its procfs. */
     public static ProcessSetup of(Process process, int preserveFds) {
+        return of(process, preserveFds, List.of());
+    }
+
+    /**
+     * @param procDestinations where procfs will be mounted once the child exists (create): a working
+     *        directory below one is not made here, in the placeholder that holds its place, but left to
+     *        the child's chdir in the real procfs, which says why it fails (procfs has no mkdir anyway)
+     */
+    public static ProcessSetup of(Process process, int preserveFds, List<String> procDestinations) {
         if (process == null || process.args() == null || process.args().isEmpty()) {
             throw new IllegalArgumentException("process.args: must not be empty");
         }
         String cwd = process.cwd() == null || process.cwd().isEmpty() ? "/" : process.cwd();
-        try {
-            Files.createDirectories(Path.of(cwd));
-        } catch (IOException e) {
-            throw new UncheckedIOException("mkdir " + cwd, e);
+        if (!below(cwd, procDestinations)) {
+            mkdirAll(cwd);
         }
         String path = ExecutableLookup.resolve(process.args().getFirst(), process.env());
         User user = process.user();
@@ -47,6 +59,44 @@ public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials)
         ProcessCredentials credentials = new ProcessCredentials(uid, gid, groups, process.capabilities(),
                 Boolean.TRUE.equals(process.noNewPrivileges()));
         return new ProcessSetup(request, credentials);
+    }
+
+    /**
+     * Go's os.MkdirAll(path, 0755), which runc's init runs for the working directory, with its errors:
+     * an existing non-directory is "mkdir /probe: not a directory", also as the parent of a missing
+     * directory ("/probe/below" names /probe); a mkdir that fails names its path and errno. Relative to
+     * the calling thread's root, the container's.
+     */
+    static void mkdirAll(String path) {
+        Path p = Path.of(path);
+        if (Files.isDirectory(p)) {
+            return;
+        }
+        if (Files.exists(p)) {
+            throw new ErrnoException("mkdir", Errno.ENOTDIR, path);
+        }
+        Path parent = p.getParent();
+        if (parent != null && parent.getNameCount() > 0) {
+            mkdirAll(parent.toString());
+        }
+        try {
+            FileDescriptors.mkdir(path, 0755);
+        } catch (ErrnoException e) {
+            if (!Files.isDirectory(p)) { // "foo/." and a concurrent mkdir end here too
+                throw e;
+            }
+        }
+    }
+
+    /** Whether {@code path} is one of {@code dirs} or below one, by its words (the container's paths). */
+    static boolean below(String path, List<String> dirs) {
+        Path p = Path.of(path).normalize();
+        for (String dir : dirs) {
+            if (p.startsWith(Path.of(dir).normalize())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code env} with HOME added, or replaced when empty, as runc's init does. */

@@ -1,36 +1,36 @@
 package io.jrunc.runtime.init;
 
 /**
- * How a container's process is made once its thread is prepared: by posix_spawn after the thread took
- * the process's credentials, or, when the process has a seccomp filter, by a {@link ChainSpawn} that
- * loads the filter and drops the credentials itself (docs/seccomp.md). Shared by create and exec.
+ * How a container's process is made once its thread is prepared: a {@link ChainSpawn} that loads the
+ * filter when the process has one (docs/seccomp.md), waits at the gates, enters the working directory
+ * and drops the credentials itself, and reports what a chain cannot return ({@link ChildReport},
+ * {@link ExecFailure}). Shared by create and exec.
  */
 public final class ProcessSpawn {
     private final FilterCompilation filter;
     private final ChildStatus.Runtime runtime;
     private final int cgroupGate;
     private final boolean unshareCgroup;
+    private final ChildReport report;
     private volatile ChildStatus.Expected expected;
 
-    /** Constructed on the creating thread: what the child inherits is read from the host's /proc. */
-    public ProcessSpawn(FilterCompilation filter) {
-        this(filter, -1, false);
-    }
-
     /**
+     * Constructed on the creating thread: what the child inherits is read from the host's /proc.
+     *
      * @param cgroupGate the read end of the pipe the child waits on until its creator moved it into the
-     *                   container's cgroup ({@link ChildCgroupEntry}), or -1: then a chain makes the
-     *                   child even without a filter
+     *                   container's cgroup ({@link ChildCgroupEntry}), or -1
      * @param unshareCgroup the child creates the cgroup namespace once moved
+     * @param report where the child reports; the caller closes it once the child can no longer write
      */
-    public ProcessSpawn(FilterCompilation filter, int cgroupGate, boolean unshareCgroup) {
+    public ProcessSpawn(FilterCompilation filter, int cgroupGate, boolean unshareCgroup, ChildReport report) {
         this.filter = filter;
         this.cgroupGate = cgroupGate;
         this.unshareCgroup = unshareCgroup;
-        this.runtime = filter == null && cgroupGate < 0 ? null : ChildStatus.Runtime.read();
+        this.report = report;
+        this.runtime = ChildStatus.Runtime.read();
     }
 
-    /** What the child must show in /proc/PID/status once at the gate ({@link ChildStatus}); null for posix_spawn. */
+    /** What the child must show in /proc/PID/status once at the exec gate ({@link ChildStatus}). */
     public ChildStatus.Expected expected() {
         return expected;
     }
@@ -46,15 +46,10 @@ public final class ProcessSpawn {
     }
 
     /** Spawns from the calling (prepared) thread and returns the pid once the child has exec'd. */
-    int spawn(ProcessSetup setup, ProcessLauncher.Gate gate, String ptySlave, SpawnThread self) {
-        if (filter == null && cgroupGate < 0) {
-            setup.credentials().apply();
-            self.spawning();
-            return ProcessLauncher.spawn(setup.request(), gate, ptySlave);
-        }
+    int spawn(ProcessSetup setup, ChainSpawn.Gates gates, String ptySlave, SpawnThread self) {
         FilterCompilation.Loadable compiled = filter == null ? null : filter.get();
-        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gate, ptySlave, setup.credentials(), compiled,
-                runtime, cgroupGate, unshareCgroup)) {
+        try (ChainSpawn chain = ChainSpawn.of(setup.request(), gates, ptySlave, setup.credentials(), compiled,
+                runtime, cgroupGate, unshareCgroup, report)) {
             if (compiled != null) {
                 PreExecCheck.check(compiled.filter(), chain.afterLoad());
             }

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * belong to the OS thread, and a carrier could change under a virtual one. The thread is spent
  * afterwards (wrong namespaces, dropped privileges) and simply ends.
  *
- * <p>Because posix_spawn does not return until the child has passed the gate, the creating thread
+ * <p>Because the spawn does not return until the child has passed the gate, the creating thread
  * learns the child's pid from /proc/self/task/TID/children, which lists exactly the children this
  * thread created.
  */
@@ -24,7 +24,7 @@ public final class SpawnThread {
     private volatile Throwable failure;
     private volatile int exitedPid;
 
-    /** {@code body} prepares the thread, calls {@link #spawning()} right before posix_spawn, and spawns. */
+    /** {@code body} prepares the thread, calls {@link #spawning()} right before it clones the child, and spawns. */
     public SpawnThread(String name, Body body) {
         this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(() -> {
             tid = Syscalls.gettid();
@@ -127,10 +127,31 @@ public final class SpawnThread {
     }
 
     /**
-     * Waits until the child is blocked in its last file action, the open of the gate FIFO. The pid
-     * appears as soon as the child is cloned, before its file actions run; whoever changes the mounts
-     * the child still has to walk (the gate's tmpfs) must wait for this. The kernel shows a task
-     * waiting for a FIFO's other end with wchan "wait_for_partner" (fs/pipe.c).
+     * Waits until the child says it waits at the create gate ({@link ChildReport}): it has opened the
+     * exec gate's descriptor through the proc placeholder, so the finisher may now replace what it
+     * walked. The pid appears as soon as the child is cloned, before its steps run.
+     */
+    public void awaitCreateGate(ChildReport report, long timeoutMillis) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long pause = 20_000;
+        while (!report.atCreateGate()) {
+            if (!thread.isAlive()) {
+                rethrowFailure();
+                throw new IllegalStateException("container process exited before reaching the create gate");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("container process did not reach the create gate within "
+                        + timeoutMillis + " ms");
+            }
+            Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
+            pause = Math.min(pause * 2, 1_000_000);
+        }
+    }
+
+    /**
+     * Waits until the child is blocked in the open of the exec gate FIFO, its last step before
+     * execve. The kernel shows a task waiting for a FIFO's other end with wchan "wait_for_partner"
+     * (fs/pipe.c); the child's only other wait, the create gate, is a pipe's read.
      */
     public void awaitGate(int pid, long timeoutMillis) throws Exception {
         Path wchan = Path.of("/proc", Integer.toString(pid), "wchan");
