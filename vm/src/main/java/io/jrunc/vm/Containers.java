@@ -44,13 +44,20 @@ import java.util.Locale;
 public final class Containers {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** What `create` and `run` were asked for; sizes parsed. */
+    /**
+     * What `create` and `run` were asked for; sizes parsed. {@code consoleSize}: the caller's terminal
+     * for a {@code terminal} process (null when unknown), its size from the start.
+     */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
-                       boolean terminal, boolean stdin, long swapBytes) {
+                       boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
         public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                     boolean terminal, boolean stdin) {
-            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, -1);
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, -1, null);
         }
+    }
+
+    /** A terminal's size in characters. */
+    public record ConsoleSize(int rows, int columns) {
     }
 
     private final Pods pods;
@@ -78,7 +85,12 @@ public final class Containers {
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
         if (spec.terminal()) {
-            config.withObjectProperty("process").put("terminal", true);
+            ObjectNode process = config.withObjectProperty("process").put("terminal", true);
+            if (spec.consoleSize() != null) {
+                // the pty is made with this size (OCI process.consoleSize, as docker's create sends the
+                // caller's), so the process never sees a 0x0 terminal before a resize could arrive
+                process.putObject("consoleSize").put("height", spec.consoleSize().rows()).put("width", spec.consoleSize().columns());
+            }
         }
 
         PodRecord pod;

@@ -61,7 +61,9 @@ final class ContainerCommands {
             ConfigFile.Defaults d = main.defaults();
             long mem = d.containerMemory(memory == null ? null : Sizes.parse(memory, "--memory"));
             long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
-            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap);
+            Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
+                    .orElse(null) : null;
+            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size);
         }
     }
 
