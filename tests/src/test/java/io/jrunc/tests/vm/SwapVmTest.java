@@ -49,7 +49,7 @@ class SwapVmTest {
     static Path root;
     static Path bundle;
     static Path swapFile;
-    /** `--config` of the pod's create and of two containers' (issue 10's configuration file). */
+    /** The configuration file given with `--config` to the pod's create and to two containers' (jrunc-vm's TOML file). */
     static Path config;
     static JruncVm vm;
     static long peakBlocks;
