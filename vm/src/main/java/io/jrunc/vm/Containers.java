@@ -48,10 +48,12 @@ public final class Containers {
     /**
      * What `create` and `run` were asked for; sizes parsed.
      *
-     * @param swapBytes the swap cap (swap alone); -1: none
+     * @param swapBytes   the swap cap (swap alone); -1: none
+     * @param consoleSize the caller's terminal for a {@code terminal} process (null when unknown), its
+     *                    size from the start
      */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
-                       boolean terminal, boolean stdin, long swapBytes) {
+                       boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
     }
 
     /**
@@ -61,6 +63,10 @@ public final class Containers {
      */
     public record Timeouts(Duration create, Duration query) {
         public static final Timeouts DEFAULTS = new Timeouts(Duration.ofSeconds(120), Duration.ofSeconds(30));
+    }
+
+    /** A terminal's size in characters. */
+    public record ConsoleSize(int rows, int columns) {
     }
 
     private final Pods pods;
@@ -94,7 +100,12 @@ public final class Containers {
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
         if (spec.terminal()) {
-            config.withObjectProperty("process").put("terminal", true);
+            ObjectNode process = config.withObjectProperty("process").put("terminal", true);
+            if (spec.consoleSize() != null) {
+                // the pty is made with this size (OCI process.consoleSize, as docker's create sends the
+                // caller's), so the process never sees a 0x0 terminal before a resize could arrive
+                process.putObject("consoleSize").put("height", spec.consoleSize().rows()).put("width", spec.consoleSize().columns());
+            }
         }
 
         PodRecord pod;

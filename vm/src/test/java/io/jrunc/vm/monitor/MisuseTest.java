@@ -237,7 +237,7 @@ class MisuseTest {
         StandInGuest guest = guests.get("p1");
         Containers containers = containers(Duration.ofMillis(500), Duration.ofSeconds(5));
         VmException e = assertThrows(VmException.class, () -> containers.create(new Containers.Spec("p1", "slow3", 0, 0, bundle,
-                List.of(), false, false, -1)));
+                List.of(), false, false, -1, null)));
         assertTrue(e.getMessage().contains("slow3"), e.getMessage());
         assertEquals(1, e.getMessage().lines().count(), e.getMessage());
         // the guest finished it after the host gave up: it must be removed there, disk and all
