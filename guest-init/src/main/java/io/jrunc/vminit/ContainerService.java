@@ -5,11 +5,12 @@ import io.jrunc.agent.api.pb.v1.*;
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerCreator;
-import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.CreateOptions;
+import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.runtime.init.SpawnRequest;
 import io.jrunc.spec.Spec;
 import io.jrunc.ttrpc.Code;
@@ -125,7 +126,7 @@ final class ContainerService {
             // pivot_root(2) refuses: the runtime then moves the root over / and chroots (runc --no-pivot).
             try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id,
                     bundle, null, null, !RootSwitch.pivotable(), false, 0, terminal ? console.runtimeEnd() : -1,
-                    terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()), false, spec)) {
+                    terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio(), ChildCgroupEntry.CHILD_MOVED), false, spec)) {
                 pid = container.state().pid();
             } catch (ContainerException e) {
                 throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());
@@ -152,7 +153,7 @@ final class ContainerService {
                     io.close();
                 }
                 RootDisks.unmount(mounts);
-                ContainerDirectory.removeTree(bundle);
+                RootDisks.removeBundle(bundle);
                 store.release(id);
             }
         }
@@ -179,7 +180,7 @@ final class ContainerService {
 
     private StopContainerResponse stop(StopContainerRequest r) throws RpcException, InterruptedException {
         ContainerRecord rec = store.get(r.getId());
-        boolean killed = stop(rec, r.getSignal() == 0 ? 15 : r.getSignal(), r.getGraceNanos());
+        boolean killed = stop(rec, r.getSignal() == 0 ? Signals.SIGTERM : r.getSignal(), r.getGraceNanos());
         return StopContainerResponse.newBuilder().setStatus(rec.init.exit.join()).setKilled(killed).build();
     }
 
@@ -200,7 +201,7 @@ final class ContainerService {
                 throw new IllegalStateException(e.getCause());
             }
         }
-        signalQuietly(init.pid, 9);
+        signalQuietly(init.pid, Signals.SIGKILL);
         init.exit.join();
         return graceNanos > 0;
     }
@@ -239,6 +240,6 @@ final class ContainerService {
         rec.init.io.close();
         rec.execs.values().forEach(p -> p.io.close());
         RootDisks.unmount(rec.mounts);
-        ContainerDirectory.removeTree(rec.bundle);
+        RootDisks.removeBundle(rec.bundle);
     }
 }

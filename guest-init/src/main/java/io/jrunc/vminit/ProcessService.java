@@ -12,6 +12,7 @@ import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.ContainerExec;
 import io.jrunc.runtime.ContainerId;
 import io.jrunc.runtime.ExecOptions;
+import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.runtime.init.SpawnRequest;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.Dispatcher;
@@ -139,7 +140,7 @@ final class ProcessService {
             Path pidFile = PID_FILES.resolve(rec.id + "." + execId + ".pid");
             Files.deleteIfExists(pidFile);
             ContainerExec.exec(container, new ExecOptions(process, pidFile, terminal ? console.path() : null, true,
-                    0, false, terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()));
+                    0, false, terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio(), ChildCgroupEntry.CHILD_MOVED));
             if (terminal) {
                 io = ProcessIo.terminal(rec.id + "/" + execId, console.receiveMaster());
             } else {

@@ -2,8 +2,10 @@ package io.jrunc.vminit;
 
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.FileTrees;
 import io.jrunc.bindings.Mounts;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -98,6 +100,15 @@ final class RootDisks {
     static void unmount(List<Path> mounts) {
         for (int i = mounts.size() - 1; i >= 0; i--) {
             unmountRetrying(mounts.get(i).toString(), 50);
+        }
+    }
+
+    /** The bundle directory the disk was mounted under, once {@link #unmount} has undone its mounts. */
+    static void removeBundle(Path bundle) {
+        try {
+            FileTrees.delete(bundle);
+        } catch (IOException e) {
+            throw new UncheckedIOException("removing " + bundle, e);
         }
     }
 

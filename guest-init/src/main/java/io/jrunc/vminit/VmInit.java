@@ -66,8 +66,6 @@ public final class VmInit {
                 Console.uptime(), RootSwitch.pivotable() ? "; root is a bind mount of the initramfs" : "",
                 ClassDataArchive.PATH, archive);
         Reaper reaper = Reaper.start();
-        // never join a container's cgroup: the runtime moves each child in instead (process-model.md 5)
-        io.jrunc.runtime.init.ChildCgroupEntry.moveChildInstead();
         List<String> modules = KernelModules.loadAll();
         Console.log("loaded %d kernel modules: %s", modules.size(), String.join(" ", modules));
         String controllers = CgroupSetup.setUp();

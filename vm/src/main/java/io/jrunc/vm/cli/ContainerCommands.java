@@ -3,6 +3,7 @@ package io.jrunc.vm.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
+import io.jrunc.bindings.Signals;
 import io.jrunc.vm.Containers;
 import io.jrunc.vm.ExecEnvironment;
 import io.jrunc.vm.Names;
@@ -15,8 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -136,7 +135,7 @@ final class ContainerCommands {
 
         @Override
         public Integer call() throws VmException {
-            containers().kill(name, Signals.parse(signal));
+            containers().kill(name, signal(signal));
             Main.Output.out.println(name);
             return 0;
         }
@@ -275,28 +274,11 @@ final class ContainerCommands {
         }
     }
 
-    /** Linux signal numbers by name (x86_64), as kill -s takes them. */
-    static final class Signals {
-        private static final Map<String, Integer> BY_NAME = Map.ofEntries(Map.entry("HUP", 1), Map.entry("INT", 2),
-                Map.entry("QUIT", 3), Map.entry("ABRT", 6), Map.entry("KILL", 9), Map.entry("USR1", 10),
-                Map.entry("USR2", 12), Map.entry("PIPE", 13), Map.entry("ALRM", 14), Map.entry("TERM", 15),
-                Map.entry("CHLD", 17), Map.entry("CONT", 18), Map.entry("STOP", 19), Map.entry("TSTP", 20),
-                Map.entry("WINCH", 28));
-
-        private Signals() {
+    /** kill -s: a signal's name or number (the kernel's names and numbers), or jrunc-vm's error naming the flag. */
+    static int signal(String s) throws VmException {
+        if (Signals.parse(s) instanceof Signals.Parsed.Signal signal) {
+            return signal.number();
         }
-
-        static int parse(String s) throws VmException {
-            String n = s.toUpperCase(Locale.ROOT);
-            n = n.startsWith("SIG") ? n.substring(3) : n;
-            if (n.matches("\\d{1,2}") && Integer.parseInt(n) >= 1 && Integer.parseInt(n) <= 64) {
-                return Integer.parseInt(n);
-            }
-            Integer v = BY_NAME.get(n);
-            if (v == null) {
-                throw new VmException("invalid --signal \"" + s + "\": not a signal name or number");
-            }
-            return v;
-        }
+        throw new VmException("invalid --signal \"" + s + "\": not a signal name or number");
     }
 }

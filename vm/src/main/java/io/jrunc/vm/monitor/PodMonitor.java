@@ -15,6 +15,8 @@ import io.jrunc.agent.api.pb.v1.RemoveContainerRequest;
 import io.jrunc.agent.api.pb.v1.RootFilesystem;
 import io.jrunc.agent.api.pb.v1.ShutdownRequest;
 import io.jrunc.agent.api.pb.v1.StartContainerRequest;
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.Processes;
 import io.jrunc.ttrpc.CallContext;
 import io.jrunc.ttrpc.ClientOptions;
 import io.jrunc.ttrpc.Code;
@@ -311,9 +313,19 @@ public final class PodMonitor implements AutoCloseable {
     /**
      * `jrunc-vm monitor POD`: the process the CLI starts (ProcessBuilder, then setsid here). Returns the
      * process's exit status.
+     *
+     * <p>setsid: the monitor must outlive the CLI call's session and terminal (a shell's SIGHUP on
+     * logout, a ^C to the CLI's process group). ProcessBuilder's child is no process group leader, so
+     * setsid succeeds; if it ever fails, the monitor stops before it starts qemu and says why in
+     * monitor.log, whose last line the CLI reports.
      */
     public static int runProcess(StateRoot root, String podName) {
-        Setsid.call();
+        try {
+            Processes.setsid();
+        } catch (ErrnoException e) {
+            System.err.println("monitor: " + e.getMessage());
+            return 1;
+        }
         Path dir;
         try {
             dir = root.podDir(podName);

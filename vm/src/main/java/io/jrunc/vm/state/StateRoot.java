@@ -3,20 +3,18 @@ package io.jrunc.vm.state;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.jrunc.bindings.FileTrees;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.VmException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -186,28 +184,10 @@ public final class StateRoot {
         }
     }
 
-    /** Removes a directory tree; absent is fine. */
+    /** Removes a directory tree without following links (FileTrees); absent is fine. */
     public static void removeTree(Path dir) throws VmException {
         try {
-            if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                return;
-            }
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    if (e != null) {
-                        throw e;
-                    }
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            FileTrees.delete(dir);
         } catch (IOException e) {
             throw new VmException("cannot remove " + dir + ": " + e.getMessage(), e);
         }
