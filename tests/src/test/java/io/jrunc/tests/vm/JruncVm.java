@@ -47,6 +47,8 @@ final class JruncVm {
         List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--root", root.toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
+        // the image the tests checked for is the one jrunc-vm boots (first in its search path)
+        pb.environment().put("JRUNC_VM_IMAGE", VmHost.IMAGE.toString());
         pb.environment().putAll(env);
         Path out = Files.createTempFile(work, "out", ".txt");
         Path err = Files.createTempFile(work, "err", ".txt");
@@ -68,7 +70,9 @@ final class JruncVm {
     Process start(String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--root", root.toString()));
         cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("JRUNC_VM_IMAGE", VmHost.IMAGE.toString());
+        return pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 
