@@ -140,9 +140,9 @@ class TestReport {
             // what surefire writes for a class skipped from @BeforeAll: no test, no skip, no reason
             String suite = document.getDocumentElement().getAttribute("name");
             out.add(new TestCase(where, suite.isEmpty() ? report.getFileName().toString() : suite, "(every test)",
-                    true, "no test reported: a class skipped before its tests, with the reason lost"
-                    + " (io.jrunc.testsupport.ClassSkips reports such skips; is the class's module missing the"
-                    + " jrunc-test-support dependency?)"));
+                    true, "no test in " + report.getFileName() + ": none ran, or a class was skipped before its"
+                    + " tests and the reason lost (io.jrunc.testsupport.ClassSkips reports such skips; is the"
+                    + " module missing the jrunc-test-support dependency?)"));
         }
         for (int i = 0; i < testCases.getLength(); i++) {
             Element testCase = (Element) testCases.item(i);
