@@ -349,4 +349,200 @@ class PodVmTest {
         assertFalse(Files.exists(podDir), "pod rm removed the pod's state");
         assertEquals(0, json("ls", "--format", "json").size(), "pod rm -f took its containers");
     }
+
+    // ------------------------------------------------------------------------------------------------
+    // jrunc-vm under misuse, on a pod of its own (one more boot): created containers removed and
+    // stopped, CLI calls killed with SIGKILL part-way and what they leave cleared at once by rm -f and
+    // pod rm -f, and pod rm -f of a pod whose container ignores SIGTERM.
+
+    static final String MISUSE_POD = "misuse-pod";
+    /** How long rm -f or pod rm -f may take on what a killed call left (a disk that was attached is unplugged: about 3 s). */
+    static final long MISUSE_RM_BOUND_MS = 8000;
+    static final long MISUSE_AT_ONCE_MS = 5000;
+
+    /** The command lines of live processes that name this test's state root (/proc/PID/cmdline). */
+    static List<String> misuseProcessesOfRoot() throws IOException {
+        List<String> found = new java.util.ArrayList<>();
+        try (Stream<Path> pids = Files.list(Path.of("/proc"))) {
+            for (Path p : pids.filter(d -> d.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    String cmdline = new String(Files.readAllBytes(p.resolve("cmdline")), java.nio.charset.StandardCharsets.UTF_8)
+                            .replace('\0', ' ').strip();
+                    if (cmdline.contains(root.toString()) && !cmdline.isEmpty()) {
+                        found.add(p.getFileName() + ": " + cmdline);
+                    }
+                } catch (IOException gone) {
+                    // it ended while listed
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Processes of the root that are not the misuse pod's own monitor and qemu. */
+    static List<String> misuseStrays() throws IOException {
+        return misuseProcessesOfRoot().stream().filter(c -> !c.contains("/pods/" + MISUSE_POD + "/")
+                && !c.endsWith(" monitor " + MISUSE_POD)).toList();
+    }
+
+    /**
+     * No monitor and no qemu of any other pod lives, and within a few seconds no other process naming
+     * the root either (a killed create's mkfs child finishes on its own).
+     */
+    static void misuseAssertNothingElseRuns(String after) throws Exception {
+        List<String> vms = misuseStrays().stream().filter(c -> c.contains("qemu-system") || c.contains(" monitor ")).toList();
+        assertEquals(List.of(), vms, "no qemu and no monitor left after " + after);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!misuseStrays().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertEquals(List.of(), misuseStrays(), "nothing else of the root runs after " + after);
+    }
+
+    /** Image and swap files anywhere under the root but in the misuse pod's own directory (and its containers but those named). */
+    static List<Path> misuseImages(String... keep) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".img"))
+                    .filter(p -> !p.equals(root.resolve("pods").resolve(MISUSE_POD).resolve("swap.img")))
+                    .filter(p -> Stream.of(keep).noneMatch(k -> p.startsWith(root.resolve("pods").resolve(MISUSE_POD)
+                            .resolve("containers").resolve(k))))
+                    .toList();
+        }
+    }
+
+    static long misuseDisks() throws Exception {
+        return Stream.of(ok("exec", "keeper", "ls", "/sys/block").out().split("\\s+")).filter(s -> s.startsWith("vd")).count();
+    }
+
+    static long misuseTimed(JruncVm.Result[] result, String... args) throws Exception {
+        long t0 = System.nanoTime();
+        result[0] = jrunc(args);
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    @Test
+    @Order(101)
+    void misuseACreatedContainerIsRemovedWithoutForceAndStoppedAtOnce() throws Exception {
+        ok("pod", "create", "--name", MISUSE_POD, "--memory", "256m", "--swap", "64m");
+        ok("pod", "start", MISUSE_POD);
+        ok("create", "--pod", MISUSE_POD, "--name", "keeper", bundle.toString(), "sleep", "1000");
+        ok("start", "keeper");
+        long disks = misuseDisks();
+
+        // rm of a created container: removed as a stopped one is (runc's delete), its waiting process killed
+        ok("create", "--pod", MISUSE_POD, "--name", "made1", bundle.toString(), "sleep", "1001");
+        assertEquals("created", state("made1"));
+        JruncVm.Result rm = jrunc("rm", "made1");
+        assertEquals(0, rm.code(), rm.all());
+        assertEquals("", state("made1"), "made1 is gone");
+        assertEquals(disks, misuseDisks(), "its disk was unplugged");
+
+        // stop of a created container: its process only waits to be started and, as PID 1 of its
+        // namespace, ignores SIGTERM: killed at once rather than after the 10 s grace
+        ok("create", "--pod", MISUSE_POD, "--name", "made2", bundle.toString(), "sleep", "1002");
+        JruncVm.Result[] stop = new JruncVm.Result[1];
+        long ms = misuseTimed(stop, "stop", "made2");
+        System.out.println("pod-vm misuse: stop of a created container " + ms + " ms");
+        assertEquals(0, stop[0].code(), stop[0].all());
+        assertTrue(ms < 8000, "stop of a created container took " + ms + " ms");
+        assertEquals("stopped", state("made2"));
+        ok("rm", "made2");
+        assertEquals(disks, misuseDisks());
+    }
+
+    @Test
+    @Order(102)
+    void misuseACreateKilledAtAnyMomentIsClearedByRmForceAtOnce() throws Exception {
+        long disks = misuseDisks();
+        // a create through the CLI takes 1.5-2 s here (the JVM, mkfs, the hot-plug, the agent's Create):
+        // the delays cover it densely, and one is after it ended
+        long[] delays = {5, 100, 250, 400, 550, 700, 850, 1000, 1150, 1300, 1450, 1600, 1800, 3000};
+        StringBuilder timings = new StringBuilder();
+        for (int i = 0; i < delays.length; i++) {
+            String name = "killed" + i;
+            Process create = vm.start("create", "--pod", MISUSE_POD, "--name", name, bundle.toString(), "sleep", "1000");
+            Thread.sleep(delays[i]);
+            create.destroyForcibly(); // SIGKILL
+            assertTrue(create.waitFor(10, TimeUnit.SECONDS));
+            JruncVm.Result[] rm = new JruncVm.Result[1];
+            long ms = misuseTimed(rm, "rm", "-f", name);
+            timings.append(' ').append(delays[i]).append("ms:").append(create.exitValue() == 137 ? "" : "(done)").append(ms);
+            assertTrue(rm[0].code() == 0 || rm[0].err().contains("does not exist"), "rm -f " + name + " after " + delays[i] + " ms: " + rm[0].all());
+            assertTrue(ms < MISUSE_RM_BOUND_MS, "rm -f of a create killed after " + delays[i] + " ms took " + ms + " ms");
+            assertEquals("", state(name), name + " is gone");
+            assertFalse(Files.exists(root.resolve("pods").resolve(MISUSE_POD).resolve("containers").resolve(name)), name + "'s state");
+        }
+        System.out.println("pod-vm misuse: create killed after (ms), then rm -f took (ms):" + timings);
+        List<String> left = new java.util.ArrayList<>();
+        json("ls", "--format", "json").forEach(c -> left.add(c.path("name").asText()));
+        assertEquals(List.of("keeper"), left, "ls shows no container of a killed create");
+        assertEquals(disks, misuseDisks(), "no disk of a killed create stays plugged (no container the host does not know)");
+        assertEquals(List.of(), misuseImages("keeper"), "no image file left");
+        misuseAssertNothingElseRuns("the killed creates");
+    }
+
+    @Test
+    @Order(103)
+    void misuseARunOrPodStartKilledDuringTheBootIsClearedAtOnce() throws Exception {
+        // run without --pod: an anonymous pod booted for it, killed at any moment of that
+        StringBuilder timings = new StringBuilder();
+        long[] delays = {5, 300, 1000, 2500, 6000, 15000};
+        for (int i = 0; i < delays.length; i++) {
+            String name = "anon" + i;
+            Process run = vm.start("run", "--name", name, bundle.toString(), "true");
+            Thread.sleep(delays[i]);
+            run.destroyForcibly();
+            assertTrue(run.waitFor(10, TimeUnit.SECONDS));
+            JruncVm.Result[] rm = new JruncVm.Result[1];
+            long ms = misuseTimed(rm, "rm", "-f", name);
+            assertTrue(rm[0].code() == 0 || rm[0].err().contains("does not exist"), rm[0].all());
+            assertTrue(ms < MISUSE_AT_ONCE_MS, "rm -f of a run killed after " + delays[i] + " ms took " + ms + " ms");
+            timings.append(' ').append(delays[i]).append("ms:").append(ms);
+            // killed between its anonymous pod's state and its container's: pod rm -f clears that pod
+            for (JsonNode p : json("pod", "ls", "--format", "json")) {
+                if (!p.path("name").asText().equals(MISUSE_POD)) {
+                    ok("pod", "rm", "-f", p.path("name").asText());
+                }
+            }
+            assertEquals(1, json("pod", "ls", "--format", "json").size(), "only the misuse pod is left");
+            misuseAssertNothingElseRuns("a run killed after " + delays[i] + " ms");
+        }
+        // pod start killed during the boot: pod rm -f ends its monitor and qemu and takes the swap area
+        for (long delay : new long[] {400, 3000, 9000}) {
+            ok("pod", "create", "--name", "bootkill", "--swap", "64m");
+            Process start = vm.start("pod", "start", "bootkill");
+            Thread.sleep(delay);
+            start.destroyForcibly();
+            assertTrue(start.waitFor(10, TimeUnit.SECONDS));
+            JruncVm.Result[] rm = new JruncVm.Result[1];
+            long ms = misuseTimed(rm, "pod", "rm", "-f", "bootkill");
+            assertEquals(0, rm[0].code(), rm[0].all());
+            assertTrue(ms < MISUSE_AT_ONCE_MS, "pod rm -f of a pod start killed after " + delay + " ms took " + ms + " ms");
+            timings.append(" pod-start-").append(delay).append("ms:").append(ms);
+            assertFalse(Files.exists(root.resolve("pods").resolve("bootkill")), "no state directory, no swap.img");
+            misuseAssertNothingElseRuns("a pod start killed after " + delay + " ms");
+        }
+        System.out.println("pod-vm misuse: killed after (ms), then rm -f / pod rm -f took (ms):" + timings);
+        assertEquals(List.of(), misuseImages("keeper"), "no image or swap file left");
+    }
+
+    @Test
+    @Order(104)
+    void misusePodRmForceDoesNotWaitForAContainerThatIgnoresSigterm() throws Exception {
+        // a shell as PID 1 that ignores SIGTERM: the agent's Shutdown would wait out the grace period
+        ok("create", "--pod", MISUSE_POD, "--name", "stubborn", bundle.toString(), "sh", "-c", "trap '' TERM; sleep 1000");
+        ok("start", "stubborn");
+        assertEquals("running", state("stubborn"));
+        JruncVm.Result[] rm = new JruncVm.Result[1];
+        long ms = misuseTimed(rm, "pod", "rm", "-f", MISUSE_POD);
+        System.out.println("pod-vm misuse: pod rm -f of a pod whose container ignores SIGTERM " + ms + " ms");
+        assertEquals(0, rm[0].code(), rm[0].all());
+        assertTrue(ms < MISUSE_AT_ONCE_MS, "pod rm -f took " + ms + " ms");
+        assertFalse(Files.exists(root.resolve("pods").resolve(MISUSE_POD)), "its state, images and swap area are gone");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!misuseProcessesOfRoot().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertEquals(List.of(), misuseProcessesOfRoot(), "no qemu, no monitor, nothing of the root runs");
+    }
 }

@@ -118,7 +118,7 @@ final class ContainerCommands {
 
         @Override
         public Integer call() throws VmException {
-            containers().stop(name, Duration.ofSeconds(time));
+            containers().stop(name, PodCommand.grace(time));
             Main.Output.out.println(name);
             return 0;
         }
