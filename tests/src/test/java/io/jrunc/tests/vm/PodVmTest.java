@@ -400,6 +400,19 @@ class PodVmTest {
         assertEquals(0, r.code(), r.all());
         assertEquals("hello\nafter-eof\n", r.out());
         assertFalse(Files.exists(root.resolve("pods").resolve(POD).resolve("containers").resolve("in")), "--rm removed it");
+
+        // without -i a process reads end of file at once (podman's /dev/null), so a cat ends: run, a
+        // created container's start, and exec
+        JruncVm.Result noStdin = jrunc("run", "--rm", "--pod", POD, "--name", "in", bundle.toString(), "sh", "-c", "cat; echo eof");
+        assertEquals(0, noStdin.code(), noStdin.all());
+        assertEquals("eof\n", noStdin.out());
+        assertEquals(0, jrunc("create", "--pod", POD, "--name", "in", bundle.toString(), "sh", "-c", "cat; echo eof").code());
+        assertEquals(0, jrunc("start", "in").code());
+        waitForLog("in", "eof\n");
+        JruncVm.Result exec = jrunc("exec", "a", "sh", "-c", "cat; echo exec-eof");
+        assertEquals(0, exec.code(), exec.all());
+        assertEquals("exec-eof\n", exec.out());
+        assertEquals(0, jrunc("rm", "-f", "in").code());
     }
 
     @Test
