@@ -87,7 +87,7 @@ final class ContainerService {
         if (r.getRootfs().getSerial().isEmpty()) {
             throw new RpcException(Code.INVALID_ARGUMENT, "rootfs.serial: must be set");
         }
-        ContainerSpecs.Rewritten config = ContainerSpecs.rewrite(r.getOciConfig().toByteArray(), id, pod.hostname);
+        ContainerSpecs.Rewritten config = ContainerSpecs.rewrite(r.getOciConfig().toByteArray(), id, pod.hostname, pod.files);
         store.reserve(id);
         Path bundle = ContainerStore.BUNDLES.resolve(id);
         List<Path> mounts = List.of();
@@ -110,7 +110,7 @@ final class ContainerService {
             try {
                 Files.createDirectories(bundle);
                 Files.write(bundle.resolve("config.json"), config.json());
-                mounts = RootDisks.mount(device, fsType, bundle, config.writable());
+                mounts = RootDisks.mount(device, fsType, bundle, config.upperLayer());
                 spec = ContainerCreator.loadBundle(id, bundle);
             } catch (IOException | ErrnoException e) {
                 throw new RpcException(Code.INTERNAL, "preparing the root filesystem: " + e.getMessage());

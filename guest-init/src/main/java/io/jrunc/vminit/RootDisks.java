@@ -14,8 +14,8 @@ import java.util.stream.Stream;
 
 /**
  * A container's root filesystem: the virtio-blk disk whose serial the host gave (virtio-blk keeps 20
- * characters; never vdX order), mounted read-only; a writable root gets an overlay whose upper layer
- * is a tmpfs, lost when the container is removed.
+ * characters; never vdX order), mounted read-only; a writable root, or one that needs mount points the
+ * image may lack, gets an overlay whose upper layer is a tmpfs, lost when the container is removed.
  */
 final class RootDisks {
     private RootDisks() {}
@@ -65,14 +65,15 @@ final class RootDisks {
     }
 
     /**
-     * Mounts the disk as {@code bundle}/rootfs (read-only, or under an overlay when {@code writable}) and
-     * returns the mount points, innermost last, for {@link #unmount}.
+     * Mounts the disk as {@code bundle}/rootfs (read-only, or as the lower layer of an overlay whose upper
+     * layer is a tmpfs when {@code overlay}) and returns the mount points, innermost last, for
+     * {@link #unmount}.
      */
-    static List<Path> mount(Path device, String fsType, Path bundle, boolean writable) throws IOException {
+    static List<Path> mount(Path device, String fsType, Path bundle, boolean overlay) throws IOException {
         List<Path> mounts = new ArrayList<>();
         Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
         try {
-            if (!writable) {
+            if (!overlay) {
                 Mounts.mount(device.toString(), rootfs.toString(), fsType, Mounts.MS_RDONLY, null);
                 mounts.add(rootfs);
                 return mounts;

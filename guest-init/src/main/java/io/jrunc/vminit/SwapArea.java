@@ -15,7 +15,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.UUID;
 
 /**
- * The pod's swap area (shared/design/guest-init.md, "The swap area"): the virtio-blk disk whose serial
+ * The pod's swap area (docs/guest-init.md, "The pod's swap area"): the virtio-blk disk whose serial
  * the host gave, formatted by the agent with its own header ({@link SwapHeader}) at every boot, marked
  * non-rotational, and enabled with swapon(2) SWAP_FLAG_DISCARD | SWAP_FLAG_DISCARD_PAGES. One area per
  * pod, shared by its containers (their cgroups get no area of their own: memory.swap.max caps each).

@@ -15,9 +15,10 @@ import java.util.List;
 /**
  * The config's process turned into what the spawning thread needs, resolved on that thread (its root
  * is the container's by then): the executable found on the container's PATH, the working directory
- * created if missing (as runc does, with Go's MkdirAll's errors), the identity to switch to, and HOME
- * when the config does not set it (as runc does: the user's home from the container's /etc/passwd,
- * else /). The child enters the working directory itself, once the root is final (ChainSpawn).
+ * (a container's own process has it created if missing, with Go's MkdirAll's errors, as runc does; an
+ * exec's must exist: runc's exec only changes into it), the identity to switch to, and HOME when the
+ * config does not set it (as runc does: the user's home from the container's /etc/passwd, else /). The
+ * child enters the working directory itself (ChainSpawn), for create once the root is final.
  */
 public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials) {
 
@@ -28,23 +29,37 @@ public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials)
         return new ProcessSetup(request.withStdio(stdio), credentials);
     }
 
-    /** For exec: the container's root is final, with its procfs. */
-    public static ProcessSetup of(Process process, int preserveFds) {
-        return of(process, preserveFds, List.of());
+    /**
+     * A container's own process: its working directory is created if missing, as runc does.
+     *
+     * @param procDestinations where procfs will be mounted once the child exists: a working directory
+     *        below one is not made here, in the placeholder that holds its place, but left to the
+     *        child's chdir in the real procfs, which says why it fails (procfs has no mkdir anyway)
+     */
+    public static ProcessSetup of(Process process, int preserveFds, List<String> procDestinations) {
+        return of(process, preserveFds, true, procDestinations);
     }
 
     /**
-     * @param procDestinations where procfs will be mounted once the child exists (create): a working
-     *        directory below one is not made here, in the placeholder that holds its place, but left to
-     *        the child's chdir in the real procfs, which says why it fails (procfs has no mkdir anyway)
+     * An exec'd process: its working directory must be a directory already. A missing one fails as
+     * chdir(2) fails, ENOENT, which callers such as podman report as not found (127); anything else
+     * that is no directory, ENOTDIR.
      */
-    public static ProcessSetup of(Process process, int preserveFds, List<String> procDestinations) {
+    public static ProcessSetup forExec(Process process, int preserveFds) {
+        return of(process, preserveFds, false, List.of());
+    }
+
+    private static ProcessSetup of(Process process, int preserveFds, boolean makeCwd, List<String> procDestinations) {
         if (process == null || process.args() == null || process.args().isEmpty()) {
             throw new IllegalArgumentException("process.args: must not be empty");
         }
         String cwd = process.cwd() == null || process.cwd().isEmpty() ? "/" : process.cwd();
-        if (!below(cwd, procDestinations)) {
-            mkdirAll(cwd);
+        if (makeCwd) {
+            if (!below(cwd, procDestinations)) {
+                mkdirAll(cwd);
+            }
+        } else if (!Files.isDirectory(Path.of(cwd))) {
+            throw new ErrnoException("chdir", Files.exists(Path.of(cwd)) ? Errno.ENOTDIR : Errno.ENOENT, cwd);
         }
         String path = ExecutableLookup.resolve(process.args().getFirst(), process.env());
         User user = process.user();

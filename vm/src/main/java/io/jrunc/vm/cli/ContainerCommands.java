@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
 import io.jrunc.bindings.Signals;
 import io.jrunc.vm.Containers;
+import io.jrunc.vm.ExecEnvironment;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
@@ -60,7 +61,9 @@ final class ContainerCommands {
             ConfigFile.Defaults d = main.defaults();
             long mem = d.containerMemory(memory == null ? null : Sizes.parse(memory, "--memory"));
             long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
-            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap);
+            Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
+                    .orElse(null) : null;
+            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size);
         }
     }
 
@@ -84,7 +87,7 @@ final class ContainerCommands {
             ContainerRecord c = containers.create(spec());
             int code;
             try {
-                containers.start(c.name());
+                containers.start(c.name(), interactive);
                 code = Attach.container(containers, c, interactive, tty);
             } finally {
                 if (rm) {
@@ -102,7 +105,7 @@ final class ContainerCommands {
 
         @Override
         public Integer call() throws VmException {
-            containers().start(name);
+            containers().start(name, false);
             Main.Output.out.println(name);
             return 0;
         }
@@ -117,7 +120,7 @@ final class ContainerCommands {
 
         @Override
         public Integer call() throws VmException {
-            containers().stop(name, Duration.ofSeconds(time));
+            containers().stop(name, PodCommand.grace(time));
             Main.Output.out.println(name);
             return 0;
         }
@@ -252,9 +255,9 @@ final class ContainerCommands {
         boolean interactive;
         @Option(names = {"-t", "--tty"}, description = "give the command a terminal")
         boolean tty;
-        @Option(names = {"-e", "--env"}, description = "NAME=value (repeatable)")
+        @Option(names = {"-e", "--env"}, description = "NAME=value, added to the container's environment (repeatable); NAME alone takes this shell's value")
         List<String> env = new ArrayList<>();
-        @Option(names = {"-w", "--workdir"})
+        @Option(names = {"-w", "--workdir"}, description = "the working directory in the container, which must exist (default: the container's)")
         String workdir;
         @Parameters(index = "0", paramLabel = "CONTAINER")
         String name;
@@ -265,7 +268,9 @@ final class ContainerCommands {
         public Integer call() throws Exception {
             Containers containers = containers();
             ContainerRecord c = containers.require(name);
-            return Attach.exec(containers, c, Names.random("exec-"), command, env, workdir, interactive, tty);
+            List<String> environment = ExecEnvironment.of(containers.pods().root().containerDir(c.pod(), c.name())
+                    .resolve("config.json"), env, System.getenv());
+            return Attach.exec(containers, c, Names.random("exec-"), command, environment, workdir, interactive, tty);
         }
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.jrunc.bindings.FileTrees;
+import io.jrunc.vm.Names;
 import io.jrunc.vm.VmException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -25,6 +26,7 @@ import java.util.Optional;
  * ROOT/pods/P/pod.json                       PodRecord
  * ROOT/pods/P/monitor.sock                   the pod monitor's ttRPC socket (CLI clients)
  * ROOT/pods/P/monitor.lock                   flock held by the live monitor for its whole life
+ * ROOT/pods/P/create.lock                    flock held shared by each create into the pod, for its whole call
  * ROOT/pods/P/qmp.sock, agent.sock           qemu's QMP and the agent port's chardev (the monitor's alone)
  * ROOT/pods/P/console.log, monitor.log       the VM's serial console; the monitor's own log and qemu's stderr
  * ROOT/pods/P/containers/C/container.json    ContainerRecord
@@ -41,19 +43,24 @@ public final class StateRoot {
     private final Path root;
 
     public StateRoot(Path root) {
-        this.root = root.toAbsolutePath();
+        this.root = root.toAbsolutePath().normalize();
     }
 
     public Path path() {
         return root;
     }
 
-    public Path podDir(String pod) {
-        return root.resolve("pods").resolve(pod);
+    /**
+     * The pod's directory. Every path under the state root is built here or in {@link #containerDir},
+     * from a name that keeps to the name rule ({@link Names#require}): a name from the command line
+     * ("../../pods/OTHER/containers/C", say) is refused before it touches a path.
+     */
+    public Path podDir(String pod) throws VmException {
+        return root.resolve("pods").resolve(Names.require(pod, "pod name"));
     }
 
-    public Path containerDir(String pod, String container) {
-        return podDir(pod).resolve("containers").resolve(container);
+    public Path containerDir(String pod, String container) throws VmException {
+        return podDir(pod).resolve("containers").resolve(Names.require(container, "container name"));
     }
 
     /** Holds ROOT/lock until closed: allocation of names and removal are serialised across processes. */
@@ -71,9 +78,59 @@ public final class StateRoot {
         }
     }
 
+    /** A lock held until closed. */
+    public interface Held extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Holds a shared lock on the pod's create.lock until closed: a create into the pod is under way.
+     * Any number of creates share it; {@link #tryClaim} cannot have it meanwhile. The kernel drops the
+     * lock of a call that dies, so a killed create never blocks anyone.
+     */
+    public Held creating(String pod) throws VmException {
+        return podLock(pod, true).orElseThrow(() -> new VmException("pod \"" + pod + "\" is being removed"));
+    }
+
+    /**
+     * The pod's create.lock held exclusively until closed, or empty while a create into the pod is
+     * under way: what `pod prune` takes before it removes a pod that looks idle, so that a pod a create
+     * has just made and not booted yet is never pruned from under it.
+     */
+    public java.util.Optional<Held> tryClaim(String pod) throws VmException {
+        return podLock(pod, false);
+    }
+
+    private java.util.Optional<Held> podLock(String pod, boolean shared) throws VmException {
+        Path file = podDir(pod).resolve("create.lock");
+        try {
+            Files.createDirectories(file.getParent());
+            // read and write: a shared lock needs a readable channel, an exclusive one a writable one
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            FileLock lock = channel.tryLock(0, Long.MAX_VALUE, shared);
+            if (lock == null) {
+                channel.close();
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(() -> {
+                try {
+                    channel.close(); // releases the lock
+                } catch (IOException ignored) {
+                    // the lock goes with the descriptor anyway
+                }
+            });
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return java.util.Optional.empty(); // held in this JVM (an in-process test's other call)
+        } catch (IOException e) {
+            throw new VmException("cannot lock " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     public List<PodRecord> pods() throws VmException {
         List<PodRecord> pods = new ArrayList<>();
-        for (String name : list(root.resolve("pods"))) {
+        for (String name : names(root.resolve("pods"))) {
             pod(name).ifPresent(pods::add);
         }
         return pods;
@@ -83,13 +140,24 @@ public final class StateRoot {
         return read(podDir(name).resolve("pod.json"), PodRecord.class);
     }
 
+    /** Writes pod.json; a new pod gets its create.lock with it, so that no create adds a file to the pod. */
     public void write(PodRecord pod) throws VmException {
         write(podDir(pod.name()).resolve("pod.json"), pod);
+        Path lock = podDir(pod.name()).resolve("create.lock");
+        try {
+            if (!Files.exists(lock)) {
+                Files.createFile(lock);
+            }
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            // made by a racing call
+        } catch (IOException e) {
+            throw new VmException("cannot create " + lock + ": " + e.getMessage(), e);
+        }
     }
 
     public List<ContainerRecord> containers(String pod) throws VmException {
         List<ContainerRecord> containers = new ArrayList<>();
-        for (String name : list(podDir(pod).resolve("containers"))) {
+        for (String name : names(podDir(pod).resolve("containers"))) {
             read(containerDir(pod, name).resolve("container.json"), ContainerRecord.class).ifPresent(containers::add);
         }
         return containers;
@@ -105,7 +173,8 @@ public final class StateRoot {
 
     /** The container of that name in any pod (names are unique across pods). */
     public Optional<ContainerRecord> container(String name) throws VmException {
-        for (String pod : list(root.resolve("pods"))) {
+        Names.require(name, "container name");
+        for (String pod : names(root.resolve("pods"))) {
             Optional<ContainerRecord> c = read(containerDir(pod, name).resolve("container.json"), ContainerRecord.class);
             if (c.isPresent()) {
                 return c;
@@ -118,11 +187,14 @@ public final class StateRoot {
         write(containerDir(container.pod(), container.name()).resolve("container.json"), container);
     }
 
-    private static List<String> list(Path dir) throws VmException {
+    /** The entries of a directory that can be pods' or containers' (what breaks the name rule is not ours). */
+    private static List<String> names(Path dir) throws VmException {
         List<String> names = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path p : entries) {
-                names.add(p.getFileName().toString());
+                if (Names.valid(p.getFileName().toString())) {
+                    names.add(p.getFileName().toString());
+                }
             }
         } catch (NoSuchFileException e) {
             return names;
