@@ -85,7 +85,7 @@ public class MountOrderTest {
     /**
      * Two entries with one destination after /proc: the second covers the first, mountinfo lists both
      * in the config's order, and a working directory inside them is the mount that is there (entered
-     * again after the gate, not the copy made before it).
+     * once the mounts are made again, not the copy made before).
      */
     @Test
     void stackedMountsAfterProcKeepTheirOrderAndTheWorkingDirectoryIsTheVisibleOne(Sandbox sb) throws Exception {
