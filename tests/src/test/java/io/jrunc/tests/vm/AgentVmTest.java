@@ -328,6 +328,45 @@ class AgentVmTest {
 
     @Test
     @Order(10)
+    void aSignalForAnExecStillStartingIsRefusedAndNeverReachesTheContainersOwnProcess() throws Exception {
+        // the container's own process is a sleep that a SIGKILL from the agent (outside its pid
+        // namespace) would end: if a signal meant for the starting exec reached it, it would be stopped
+        create("target", List.of("sleep", "1000"), null);
+        agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId("target").build());
+        ProcessRef exec = ref("target", "late");
+        CompletableFuture<ExecResponse> started = CompletableFuture.supplyAsync(() -> {
+            try {
+                return agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("target")
+                        .setExecId("late").setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("sleep", "1000"))).build());
+            } catch (RpcException e) {
+                throw new AssertionError("exec: " + e, e);
+            }
+        });
+        java.util.Map<String, Integer> answers = new java.util.TreeMap<>();
+        while (!started.isDone()) {
+            String answer;
+            try {
+                agent.call(AgentMethods.Processes.SIGNAL, SignalRequest.newBuilder().setProcess(exec).setSignal(9).build());
+                answer = "delivered";
+            } catch (RpcException e) {
+                answer = e.code() + ": " + e.getMessage().replaceAll("[0-9]+", "N");
+            }
+            answers.merge(answer, 1, Integer::sum);
+        }
+        started.get();
+        System.out.println("agent-vm: signals sent while the exec started: " + answers);
+        assertTrue(answers.keySet().stream().anyMatch(a -> a.startsWith("FAILED_PRECONDITION")
+                && a.contains("exec late is still starting")), "no signal was sent while the exec started: " + answers);
+        for (String a : answers.keySet()) {
+            assertTrue(a.equals("delivered") || a.startsWith("NOT_FOUND") || a.startsWith("FAILED_PRECONDITION"), a);
+        }
+        assertEquals(ContainerState.CONTAINER_STATE_RUNNING, inspect("target").getState(),
+                "a signal for the starting exec reached the container's own process");
+        agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("target").setForce(true).build());
+    }
+
+    @Test
+    @Order(11)
     void shutdownPowersOffAndQemuExitsZero() throws Exception {
         agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder()
                 .setGraceNanos(TimeUnit.SECONDS.toNanos(2)).build());
