@@ -87,6 +87,7 @@ final class ContainerService {
             throw new RpcException(Code.INVALID_ARGUMENT, "rootfs.serial: must be set");
         }
         ContainerSpecs.Rewritten config = ContainerSpecs.rewrite(r.getOciConfig().toByteArray(), id, pod.hostname);
+        boolean noPivot = RootSwitch.noPivot(r.getNoPivot());
         store.reserve(id);
         Path bundle = ContainerStore.BUNDLES.resolve(id);
         List<Path> mounts = List.of();
@@ -121,10 +122,9 @@ final class ContainerService {
             // a terminal's pty is made inside the container and its master sent back over a socket
             console = terminal ? ConsoleHandoff.pair() : null;
             io = terminal ? null : ProcessIo.pipes(id);
-            // noPivot only if the agent could not leave the initramfs as its root (RootSwitch), which
-            // pivot_root(2) refuses: the runtime then moves the root over / and chroots (runc --no-pivot).
+            // noPivot only when the create asks (runc's --no-pivot); else pivot_root, whose failure fails it
             try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id,
-                    bundle, null, null, !RootSwitch.pivotable(), false, 0, terminal ? console.runtimeEnd() : -1,
+                    bundle, null, null, noPivot, false, 0, terminal ? console.runtimeEnd() : -1,
                     terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()), false, spec)) {
                 pid = container.state().pid();
             } catch (ContainerException e) {

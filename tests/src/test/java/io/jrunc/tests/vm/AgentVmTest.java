@@ -367,6 +367,22 @@ class AgentVmTest {
 
     @Test
     @Order(11)
+    void aCreateThatAsksForNoPivotIsMadeWithMoveAndChroot() throws Exception {
+        // runc's --no-pivot, only when asked (every other create here is pivot_root'ed): the root moved
+        // over / and chrooted into; the process runs as in any container
+        CreateContainerRequest request = createRequest("chrooted", List.of("sh", "-c", "echo pid=$$ root=$(ls /)"), null)
+                .toBuilder().setNoPivot(true).build();
+        agent.call(AgentMethods.Containers.CREATE, request);
+        agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId("chrooted").build());
+        String out = readAll(ref("chrooted", ""), OutputStream.OUTPUT_STREAM_STDOUT);
+        assertTrue(out.startsWith("pid=1 root=") && out.contains("bin"), out);
+        assertEquals(0, wait(ref("chrooted", "")).getCode());
+        agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("chrooted").build());
+        assertTrue(console().contains("root is a bind mount of the initramfs"), "the boot's root switch was done");
+    }
+
+    @Test
+    @Order(12)
     void shutdownPowersOffAndQemuExitsZero() throws Exception {
         agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder()
                 .setGraceNanos(TimeUnit.SECONDS.toNanos(2)).build());
