@@ -66,7 +66,7 @@ add_ko() {
 for m in $KO_ROOTS; do add_ko "$m"; done
 cp "$LIB"/*.jar "$stage/jrunc/lib/"
 # The manifest carries the class path and Enable-Native-Access (on the command line it would turn
-# off part of CDS: shared/reference/vm.md).
+# off part of CDS).
 { echo "Main-Class: io.jrunc.vminit.VmInit"
   echo "Enable-Native-Access: ALL-UNNAMED"
   printf 'Class-Path:'

@@ -14,7 +14,7 @@ import java.util.function.Function;
  * puts everything back where it was.
  *
  * <p>Why a thread: the JVM spawns container processes from a dedicated platform thread
- * (docs/cgroups.md, shared/design/process-model.md). A child is born in the cgroups of the thread
+ * (docs/cgroups.md, docs/runtime.md). A child is born in the cgroups of the thread
  * that creates it, and {@code unshare(CLONE_NEWCGROUP)} makes the calling thread's current cgroups
  * the root of the new namespace. So the thread must be in the container's cgroup before it unshares
  * and spawns; placing the child after it was born would leave its cgroup namespace rooted at the

@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * jrunc's command line: runc's global flags, subcommands, error wording and exit codes
- * (shared/reference/anchors.md part C). Commands are thin; the work is in io.jrunc.runtime.
+ * (runc 1.1's, which containerd, podman and Docker parse). Commands are thin; the work is in io.jrunc.runtime.
  *
  * <p>The parser is jrunc's own ({@link Arguments}, Go's flag rules as runc's urfave/cli applies them):
  * every jrunc call is a fresh JVM, and building a general-purpose parser's model cost each call more

@@ -3,7 +3,7 @@ package io.jrunc.runtime;
 /**
  * A failure a caller sees: its message is printed and logged exactly as written, so the wording of the
  * lifecycle errors follows runc's libcontainer/error.go, which containerd and podman match on
- * ("does not exist", "not running", ...). shared/reference/anchors.md C3.
+ * ("does not exist", "not running", ...).
  */
 public class ContainerException extends RuntimeException {
     public ContainerException(String message) {

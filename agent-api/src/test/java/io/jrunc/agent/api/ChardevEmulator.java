@@ -11,7 +11,7 @@ import java.nio.file.Path;
 
 /**
  * What the agent's port looks like behind qemu's {@code -chardev socket,server=on} and a virtserialport
- * (shared/reference/vm.md): the guest holds one byte stream for ever; host clients connect to a Unix
+ * as qemu 7.2 behaves: the guest holds one byte stream for ever; host clients connect to a Unix
  * socket one at a time (a second waits, silent, until the first closes); the guest is not told when a
  * client comes or goes, so a client killed half way through a message leaves its bytes in the guest's
  * stream, and what the guest writes while no client is connected reaches the next one.

@@ -22,8 +22,7 @@ import java.util.List;
 
 /**
  * Builds the container's root filesystem in the calling thread's private mount namespace and switches
- * the thread's root to it. The sequence follows runc's (libcontainer/rootfs_linux.go) and
- * shared/design/process-model.md: make the whole tree slave (or what rootfsPropagation asks) so nothing
+ * the thread's root to it. The sequence follows runc's (libcontainer/rootfs_linux.go): make the whole tree slave (or what rootfsPropagation asks) so nothing
  * propagates back to the host, bind the rootfs onto itself, mount the config's mounts with their
  * destinations resolved inside the rootfs, populate /dev, then pivot_root and detach the old root.
  * Masked and read-only paths are applied by {@link #finish} after the switch, on container paths.
