@@ -29,6 +29,12 @@ import java.util.concurrent.ExecutionException;
  */
 final class ProcessService {
     private static final Path PID_FILES = Path.of("/run/jrunc-vminit/exec");
+    /**
+     * Names each exec's console socket and pid file. Not the ids: container "a" with exec "b.c" and
+     * container "a.b" with exec "c" would share "a.b.c", and one exec would take the other's terminal
+     * and pid; two ids of up to 255 characters would also pass NAME_MAX and a socket's 108 bytes.
+     */
+    private static final java.util.concurrent.atomic.AtomicLong EXECS = new java.util.concurrent.atomic.AtomicLong();
     private final ContainerStore store;
     private final Reaper reaper;
 
@@ -121,6 +127,7 @@ final class ProcessService {
             throw new RpcException(Code.ALREADY_EXISTS, "exec " + execId + " already exists in " + rec.id);
         }
         String name = rec.id + "/" + execId;
+        String handle = "exec-" + EXECS.incrementAndGet();
         boolean terminal = r.getProcess().getTerminal();
         ProcessIo io = null;
         ConsoleHandoff console = null;
@@ -128,13 +135,13 @@ final class ProcessService {
         boolean done = false;
         try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
             if (terminal) {
-                console = ConsoleHandoff.listener(rec.id + "." + execId);
+                console = ConsoleHandoff.listener(handle);
             } else {
                 io = ProcessIo.pipes(name);
             }
             io.jrunc.spec.Process process = execProcess(container.config().process(), r.getProcess());
             Files.createDirectories(PID_FILES);
-            Path pidFile = PID_FILES.resolve(rec.id + "." + execId + ".pid");
+            Path pidFile = PID_FILES.resolve(handle + ".pid");
             Files.deleteIfExists(pidFile);
             ContainerExec.exec(container, new ExecOptions(process, pidFile, terminal ? console.path() : null, true,
                     0, false, terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()));

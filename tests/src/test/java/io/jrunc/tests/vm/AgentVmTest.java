@@ -383,6 +383,43 @@ class AgentVmTest {
 
     @Test
     @Order(12)
+    void execsWhoseIdsJoinToTheSameNameEachGetTheirOwnTerminal() throws Exception {
+        // "a" + "b.c" and "a.b" + "c": the agent once named each exec's console socket and pid file
+        // after the two ids joined with a dot, and these two execs then took each other's terminal or
+        // pid, or failed to bind; each now has names of its own
+        for (String id : List.of("a", "a.b")) {
+            create(id, List.of("sleep", "1000"), null);
+            agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId(id).build());
+        }
+        for (int round = 0; round < 3; round++) {
+            ProcessRef first = ref("a", "b.c" + round);
+            ProcessRef second = ref("a.b", "c" + round);
+            CompletableFuture<String> one = CompletableFuture.supplyAsync(() -> terminalExec(first));
+            CompletableFuture<String> two = CompletableFuture.supplyAsync(() -> terminalExec(second));
+            assertEquals("exec a/b.c" + round, one.get().strip(), "round " + round);
+            assertEquals("exec a.b/c" + round, two.get().strip(), "round " + round);
+        }
+        for (String id : List.of("a", "a.b")) {
+            agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId(id).setForce(true).build());
+        }
+    }
+
+    /** Runs an exec with a terminal that prints its own ref, and returns what its terminal showed. */
+    private String terminalExec(ProcessRef p) {
+        try {
+            agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId(p.getContainerId())
+                    .setExecId(p.getExecId()).setProcess(ProcessSpec.newBuilder().setTerminal(true)
+                            .addAllArgs(List.of("echo", "exec " + p.getContainerId() + "/" + p.getExecId()))).build());
+            String out = readAll(p, OutputStream.OUTPUT_STREAM_STDOUT);
+            assertEquals(0, wait(p).getCode());
+            return out;
+        } catch (RpcException | IOException e) {
+            throw new AssertionError(p.getContainerId() + "/" + p.getExecId() + ": " + e, e);
+        }
+    }
+
+    @Test
+    @Order(13)
     void shutdownPowersOffAndQemuExitsZero() throws Exception {
         agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder()
                 .setGraceNanos(TimeUnit.SECONDS.toNanos(2)).build());
