@@ -3,6 +3,7 @@ package io.jrunc.cgroups;
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.spec.LinuxResources;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,9 +34,6 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
      * location, which looks them up when it needs them.
      */
     private CgroupHierarchies createdIn;
-
-    /** SIGKILL on every Linux architecture. */
-    static final int SIGKILL = 9;
 
     private final CgroupLocation location;
     final List<CgroupDirectory> directories;
@@ -288,7 +286,7 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
      * are skipped; this JVM is never signalled. Not while a placement is open (see {@link #freeze}).
      */
     public final void killAll(int signal) throws CgroupException {
-        if (signal == SIGKILL) {
+        if (signal == Signals.SIGKILL) {
             Path unified = location.directory("");
             if (unified != null && files.exists(unified.resolve("cgroup.kill"))) {
                 files.write(unified.resolve("cgroup.kill"), "1");

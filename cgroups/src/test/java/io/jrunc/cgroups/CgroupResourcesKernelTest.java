@@ -134,7 +134,7 @@ class CgroupResourcesKernelTest {
         assertEquals(4, cgroup.processes().size(), "the 4 sleeps forked before the limit");
         assertEquals("max 1", read(cgroup, "pids", "pids.events"), "one fork refused");
 
-        cgroup.killAll(Cgroup.SIGKILL);
+        cgroup.killAll(io.jrunc.bindings.Signals.SIGKILL);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!cgroup.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(20);

@@ -5,11 +5,12 @@ import io.jrunc.agent.api.pb.v1.*;
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerCreator;
-import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.CreateOptions;
+import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.runtime.init.SpawnRequest;
 import io.jrunc.spec.Spec;
 import io.jrunc.ttrpc.Code;
@@ -86,7 +87,7 @@ final class ContainerService {
         if (r.getRootfs().getSerial().isEmpty()) {
             throw new RpcException(Code.INVALID_ARGUMENT, "rootfs.serial: must be set");
         }
-        ContainerSpecs.Rewritten config = ContainerSpecs.rewrite(r.getOciConfig().toByteArray(), id, pod.hostname);
+        ContainerSpecs.Rewritten config = ContainerSpecs.rewrite(r.getOciConfig().toByteArray(), id, pod.hostname, pod.files);
         boolean noPivot = RootSwitch.noPivot(r.getNoPivot());
         store.reserve(id);
         Path bundle = ContainerStore.BUNDLES.resolve(id);
@@ -111,7 +112,7 @@ final class ContainerService {
             try {
                 Files.createDirectories(bundle);
                 Files.write(bundle.resolve("config.json"), config.json());
-                mounts = RootDisks.mount(device, fsType, bundle, config.writable());
+                mounts = RootDisks.mount(device, fsType, bundle, config.upperLayer());
                 spec = ContainerCreator.loadBundle(id, bundle);
             } catch (IOException | ErrnoException e) {
                 throw new RpcException(Code.INTERNAL, "preparing the root filesystem: " + e.getMessage());
@@ -125,7 +126,7 @@ final class ContainerService {
             // noPivot only when the create asks (runc's --no-pivot); else pivot_root, whose failure fails it
             try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id,
                     bundle, null, null, noPivot, false, 0, terminal ? console.runtimeEnd() : -1,
-                    terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()), false, spec)) {
+                    terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio(), ChildCgroupEntry.CHILD_MOVED), false, spec)) {
                 pid = container.state().pid();
             } catch (ContainerException e) {
                 throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());
@@ -156,7 +157,7 @@ final class ContainerService {
                     io.close();
                 }
                 RootDisks.unmount(mounts);
-                ContainerDirectory.removeTree(bundle);
+                RootDisks.removeBundle(bundle);
                 store.release(id);
             }
         }
@@ -181,7 +182,7 @@ final class ContainerService {
             container.delete(true); // a created container: SIGKILL, then its cgroup and state
         } catch (RuntimeException e) {
             Console.log("container %s: deleting after a failed create: %s", id, e.getMessage());
-            signalQuietly(pid, 9);
+            signalQuietly(pid, Signals.SIGKILL);
         }
         reaper.claim(pid);
         Console.log("container %s: create failed after its process %d was made: killed and deleted", id, pid);
@@ -208,7 +209,7 @@ final class ContainerService {
 
     private StopContainerResponse stop(StopContainerRequest r) throws RpcException, InterruptedException {
         ContainerRecord rec = store.get(r.getId());
-        boolean killed = stop(rec, r.getSignal() == 0 ? 15 : r.getSignal(), r.getGraceNanos());
+        boolean killed = stop(rec, r.getSignal() == 0 ? Signals.SIGTERM : r.getSignal(), r.getGraceNanos());
         return StopContainerResponse.newBuilder().setStatus(rec.init.exit.join()).setKilled(killed).build();
     }
 
@@ -229,7 +230,7 @@ final class ContainerService {
                 throw new IllegalStateException(e.getCause());
             }
         }
-        signalQuietly(init.pid, 9);
+        signalQuietly(init.pid, Signals.SIGKILL);
         init.exit.join();
         return graceNanos > 0;
     }
@@ -272,6 +273,6 @@ final class ContainerService {
             }
         }
         RootDisks.unmount(rec.mounts);
-        ContainerDirectory.removeTree(rec.bundle);
+        RootDisks.removeBundle(rec.bundle);
     }
 }

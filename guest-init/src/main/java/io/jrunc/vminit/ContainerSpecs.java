@@ -14,8 +14,10 @@ import java.util.Set;
  * The OCI config as the agent runs it, from the config the host sent: the root is the disk the agent
  * mounted ({@code root.path} "rootfs"); the cgroup is the agent's choice (under the containers'
  * parent); the container gets its own mount, pid, ipc, uts and cgroup namespaces and the pod's network
- * (a network namespace entry is dropped); the hostname is the pod's once the pod has one. Kernel
- * parameters are the pod's alone: a linux.sysctl is refused.
+ * (a network namespace entry is dropped); the hostname is the pod's once the pod has one, and so are
+ * the resolver, hosts and hostname files, bound read-only at their own paths (a container cannot change
+ * them for its neighbours) unless the config mounts something there itself. Kernel parameters are the
+ * pod's alone: a linux.sysctl is refused.
  */
 final class ContainerSpecs {
     private ContainerSpecs() {}
@@ -23,9 +25,20 @@ final class ContainerSpecs {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> OWN = List.of("mount", "pid", "ipc", "uts", "cgroup");
 
-    record Rewritten(byte[] json, boolean writable) {}
+    /**
+     * @param writable   the root is writable (root.readonly false or absent)
+     * @param upperLayer the root needs an upper layer over the read-only disk: it is writable, or the
+     *                   pod's files are bound into it, whose mount points the image may lack (a read-only
+     *                   root is then made read-only again by the runtime, root.readonly)
+     */
+    record Rewritten(byte[] json, boolean writable, boolean upperLayer) {}
 
     static Rewritten rewrite(byte[] config, String id, String podHostname) throws RpcException {
+        return rewrite(config, id, podHostname, List.of());
+    }
+
+    /** @param podFiles the pod's files (absolute paths in the agent's root), each bound at the same path */
+    static Rewritten rewrite(byte[] config, String id, String podHostname, List<String> podFiles) throws RpcException {
         JsonNode tree;
         try {
             tree = JSON.readTree(config);
@@ -72,8 +85,21 @@ final class ContainerSpecs {
         if (!podHostname.isEmpty()) {
             spec.put("hostname", podHostname);
         }
+        boolean bound = false;
+        if (!podFiles.isEmpty()) {
+            ArrayNode mounts = spec.get("mounts") instanceof ArrayNode given ? given : spec.putArray("mounts");
+            Set<String> taken = new java.util.HashSet<>();
+            mounts.forEach(m -> taken.add(java.nio.file.Path.of("/", m.path("destination").asText()).normalize().toString()));
+            for (String file : podFiles) {
+                if (taken.add(file)) {
+                    mounts.addObject().put("destination", file).put("type", "bind").put("source", file)
+                            .putArray("options").add("bind").add("ro").add("nosuid").add("nodev").add("noexec");
+                    bound = true;
+                }
+            }
+        }
         try {
-            return new Rewritten(JSON.writeValueAsBytes(spec), writable);
+            return new Rewritten(JSON.writeValueAsBytes(spec), writable, writable || bound);
         } catch (IOException e) {
             throw new RpcException(Code.INTERNAL, "writing config.json: " + e.getMessage());
         }

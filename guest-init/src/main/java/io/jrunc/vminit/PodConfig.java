@@ -1,6 +1,13 @@
 package io.jrunc.vminit;
 
-/** What Configure set that containers take from the pod (hostname); volatile: any thread reads it. */
+import java.util.List;
+
+/**
+ * What Configure set that containers take from the pod: the hostname, and the pod's files (resolver,
+ * hosts, hostname), which every container gets bound read-only at the same paths. Volatile: any thread
+ * reads them.
+ */
 final class PodConfig {
     volatile String hostname = "";
+    volatile List<String> files = List.of();
 }

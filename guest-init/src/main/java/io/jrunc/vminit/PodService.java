@@ -18,9 +18,12 @@ import java.util.Map;
 
 /**
  * jrunc.agent.v1.Pod: what the machine is (hostname, resolver, hosts file, kernel parameters), its
- * memory and swap area ({@link SwapArea}), and Shutdown. Each Configure replaces what it names, so a repeated call is harmless.
+ * memory and swap area ({@link SwapArea}), and Shutdown. Each Configure replaces the hostname it names,
+ * the resolver and hosts file (written even when empty: containers bind them) and the sysctls it names,
+ * so a repeated call is harmless.
  */
 final class PodService {
+    static final Path HOSTNAME = Path.of("/etc/hostname"), RESOLV_CONF = Path.of("/etc/resolv.conf"), HOSTS = Path.of("/etc/hosts");
     private final PodConfig pod;
     private final PowerOff powerOff;
     private final SwapArea swap = new SwapArea();
@@ -53,29 +56,35 @@ final class PodService {
                 }
                 Files.writeString(file, e.getValue());
             }
+            List<String> files = new java.util.ArrayList<>();
             if (!r.getHostname().isEmpty()) {
                 Uts.sethostname(r.getHostname());
-                Files.writeString(Path.of("/etc/hostname"), r.getHostname() + "\n");
+                Files.writeString(HOSTNAME, r.getHostname() + "\n");
                 pod.hostname = r.getHostname();
+                files.add(HOSTNAME.toString());
             }
+            // Both are written whether or not the host named anything: each container binds them. A pod
+            // given no resolver gets an empty resolv.conf (it has no network); hosts always has localhost.
+            // Written in place (never renamed over), so containers' bind mounts see a repeated Configure.
+            StringBuilder resolv = new StringBuilder();
             if (r.hasDns()) {
-                StringBuilder s = new StringBuilder();
-                r.getDns().getNameserversList().forEach(n -> s.append("nameserver ").append(n).append('\n'));
+                r.getDns().getNameserversList().forEach(n -> resolv.append("nameserver ").append(n).append('\n'));
                 if (r.getDns().getSearchesCount() > 0) {
-                    s.append("search ").append(String.join(" ", r.getDns().getSearchesList())).append('\n');
+                    resolv.append("search ").append(String.join(" ", r.getDns().getSearchesList())).append('\n');
                 }
                 if (r.getDns().getOptionsCount() > 0) {
-                    s.append("options ").append(String.join(" ", r.getDns().getOptionsList())).append('\n');
+                    resolv.append("options ").append(String.join(" ", r.getDns().getOptionsList())).append('\n');
                 }
-                Files.writeString(Path.of("/etc/resolv.conf"), s);
             }
-            if (r.getHostsCount() > 0) {
-                StringBuilder s = new StringBuilder("127.0.0.1 localhost\n::1 localhost\n");
-                for (HostEntry h : r.getHostsList()) {
-                    s.append(h.getIp()).append(' ').append(String.join(" ", h.getNamesList())).append('\n');
-                }
-                Files.writeString(Path.of("/etc/hosts"), s);
+            Files.writeString(RESOLV_CONF, resolv);
+            StringBuilder hosts = new StringBuilder("127.0.0.1 localhost\n::1 localhost\n");
+            for (HostEntry h : r.getHostsList()) {
+                hosts.append(h.getIp()).append(' ').append(String.join(" ", h.getNamesList())).append('\n');
             }
+            Files.writeString(HOSTS, hosts);
+            files.add(RESOLV_CONF.toString());
+            files.add(HOSTS.toString());
+            pod.files = List.copyOf(files);
         } catch (IOException | io.jrunc.bindings.ErrnoException e) {
             throw new RpcException(Code.INVALID_ARGUMENT, "configure: " + e.getMessage());
         }

@@ -2,6 +2,7 @@ package io.jrunc.vminit;
 
 import io.jrunc.bindings.Machine;
 import io.jrunc.bindings.Mounts;
+import io.jrunc.bindings.Signals;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ final class PowerOff {
             for (ContainerRecord rec : store.all()) {
                 stops.add(Thread.ofPlatform().start(() -> {
                     try {
-                        ContainerService.stop(rec, 15, graceNanos);
+                        ContainerService.stop(rec, Signals.SIGTERM, graceNanos);
                         ContainerService.removeStopped(rec);
                     } catch (Exception e) {
                         Console.log("shutdown: container %s: %s", rec.id, e);

@@ -6,12 +6,14 @@ import io.jrunc.agent.api.pb.v1.*;
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.bindings.Terminals;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.ContainerExec;
 import io.jrunc.runtime.ContainerId;
 import io.jrunc.runtime.ExecOptions;
+import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.runtime.init.SpawnRequest;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.Dispatcher;
@@ -144,7 +146,7 @@ final class ProcessService {
             Path pidFile = PID_FILES.resolve(handle + ".pid");
             Files.deleteIfExists(pidFile);
             ContainerExec.exec(container, new ExecOptions(process, pidFile, terminal ? console.path() : null, true,
-                    0, false, terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio()));
+                    0, false, terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio(), ChildCgroupEntry.CHILD_MOVED));
             // From here the process exists: a failure below kills it (finally).
             pid = Integer.parseInt(Files.readString(pidFile).trim());
             Files.deleteIfExists(pidFile);
@@ -209,7 +211,7 @@ final class ProcessService {
 
     private static void signalQuietly(int pid) {
         try {
-            Processes.kill(pid, 9);
+            Processes.kill(pid, Signals.SIGKILL);
         } catch (ErrnoException e) {
             // gone already
         }

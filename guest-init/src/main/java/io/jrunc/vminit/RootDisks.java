@@ -2,8 +2,10 @@ package io.jrunc.vminit;
 
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.FileTrees;
 import io.jrunc.bindings.Mounts;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,8 +14,8 @@ import java.util.stream.Stream;
 
 /**
  * A container's root filesystem: the virtio-blk disk whose serial the host gave (virtio-blk keeps 20
- * characters; never vdX order), mounted read-only; a writable root gets an overlay whose upper layer
- * is a tmpfs, lost when the container is removed.
+ * characters; never vdX order), mounted read-only; a writable root, or one that needs mount points the
+ * image may lack, gets an overlay whose upper layer is a tmpfs, lost when the container is removed.
  */
 final class RootDisks {
     private RootDisks() {}
@@ -63,14 +65,15 @@ final class RootDisks {
     }
 
     /**
-     * Mounts the disk as {@code bundle}/rootfs (read-only, or under an overlay when {@code writable}) and
-     * returns the mount points, innermost last, for {@link #unmount}.
+     * Mounts the disk as {@code bundle}/rootfs (read-only, or as the lower layer of an overlay whose upper
+     * layer is a tmpfs when {@code overlay}) and returns the mount points, innermost last, for
+     * {@link #unmount}.
      */
-    static List<Path> mount(Path device, String fsType, Path bundle, boolean writable) throws IOException {
+    static List<Path> mount(Path device, String fsType, Path bundle, boolean overlay) throws IOException {
         List<Path> mounts = new ArrayList<>();
         Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
         try {
-            if (!writable) {
+            if (!overlay) {
                 Mounts.mount(device.toString(), rootfs.toString(), fsType, Mounts.MS_RDONLY, null);
                 mounts.add(rootfs);
                 return mounts;
@@ -97,6 +100,15 @@ final class RootDisks {
     static void unmount(List<Path> mounts) {
         for (int i = mounts.size() - 1; i >= 0; i--) {
             unmountRetrying(mounts.get(i).toString(), 50);
+        }
+    }
+
+    /** The bundle directory the disk was mounted under, once {@link #unmount} has undone its mounts. */
+    static void removeBundle(Path bundle) {
+        try {
+            FileTrees.delete(bundle);
+        } catch (IOException e) {
+            throw new UncheckedIOException("removing " + bundle, e);
         }
     }
 

@@ -66,8 +66,6 @@ public final class VmInit {
                     + " that does not ask for no_pivot will be refused", rootSwitch.failure());
         }
         Reaper reaper = Reaper.start();
-        // never join a container's cgroup: the runtime moves each child in instead (process-model.md 5)
-        io.jrunc.runtime.init.ChildCgroupEntry.moveChildInstead();
         List<String> modules = KernelModules.loadAll();
         Console.log("loaded %d kernel modules: %s", modules.size(), String.join(" ", modules));
         String controllers = CgroupSetup.setUp();

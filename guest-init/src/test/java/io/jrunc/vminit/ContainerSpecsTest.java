@@ -40,8 +40,32 @@ class ContainerSpecsTest {
     @Test
     void aReadOnlyRootIsMountedAsIsAndAnyOtherGetsAnOverlay() throws Exception {
         assertFalse(ContainerSpecs.rewrite("{\"root\":{\"readonly\":true}}".getBytes(), "c", "").writable());
+        assertFalse(ContainerSpecs.rewrite("{\"root\":{\"readonly\":true}}".getBytes(), "c", "").upperLayer());
         assertTrue(ContainerSpecs.rewrite("{\"root\":{\"readonly\":false}}".getBytes(), "c", "").writable());
+        assertTrue(ContainerSpecs.rewrite("{\"root\":{\"readonly\":false}}".getBytes(), "c", "").upperLayer());
         assertTrue(ContainerSpecs.rewrite("{}".getBytes(), "c", "").writable());
+    }
+
+    @Test
+    void thePodsFilesAreBoundReadOnlyWhereTheConfigMountsNothingAndGetTheirMountPointsInAnUpperLayer() throws Exception {
+        List<String> files = List.of("/etc/hostname", "/etc/resolv.conf", "/etc/hosts");
+        ContainerSpecs.Rewritten r = ContainerSpecs.rewrite("""
+                {"root":{"readonly":true},"mounts":[{"destination":"/proc","type":"proc","source":"proc"},
+                 {"destination":"/etc//hosts/","type":"bind","source":"/mine","options":["bind"]}]}"""
+                .getBytes(StandardCharsets.UTF_8), "c", "", files);
+        List<String> mounts = new ArrayList<>();
+        JSON.readTree(r.json()).get("mounts").forEach(m -> mounts.add(m.get("destination").asText() + " "
+                + m.get("source").asText() + " " + m.path("options")));
+        assertEquals(List.of("/proc proc ", "/etc//hosts/ /mine [\"bind\"]",
+                "/etc/hostname /etc/hostname [\"bind\",\"ro\",\"nosuid\",\"nodev\",\"noexec\"]",
+                "/etc/resolv.conf /etc/resolv.conf [\"bind\",\"ro\",\"nosuid\",\"nodev\",\"noexec\"]"), mounts,
+                "the config's own /etc/hosts kept, the pod's other files added after the config's mounts");
+        assertFalse(r.writable(), "the root stays read-only (the runtime remounts it so)");
+        assertTrue(r.upperLayer(), "an image without /etc/resolv.conf still gets it bound");
+
+        ContainerSpecs.Rewritten none = ContainerSpecs.rewrite("{\"root\":{\"readonly\":true}}".getBytes(), "c", "", List.of());
+        assertFalse(JSON.readTree(none.json()).has("mounts"), "no pod files (no Configure yet): nothing added");
+        assertFalse(none.upperLayer());
     }
 
     @Test

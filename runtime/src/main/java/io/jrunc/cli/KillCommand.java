@@ -2,9 +2,9 @@ package io.jrunc.cli;
 
 import java.util.List;
 
+import io.jrunc.bindings.Signals;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
-import io.jrunc.runtime.Signals;
 
 final class KillCommand extends Subcommand {
     boolean all;
@@ -57,7 +57,7 @@ final class KillCommand extends Subcommand {
 
     @Override
     public Integer call() {
-        int signo = Signals.parse(signal);
+        int signo = signalNumber(signal);
         try (Container c = Container.load(main.root, id)) {
             try {
                 c.kill(signo, all);
@@ -68,5 +68,17 @@ final class KillCommand extends Subcommand {
             }
         }
         return 0;
+    }
+
+    /** runc's words for a signal it cannot send. */
+    static int signalNumber(String signal) {
+        Signals.Parsed parsed = Signals.parse(signal);
+        if (parsed instanceof Signals.Parsed.Signal s) {
+            return s.number();
+        }
+        if (parsed instanceof Signals.Parsed.OutOfRange) {
+            throw new ContainerException("invalid signal: " + signal);
+        }
+        throw new ContainerException("unknown signal \"" + signal + "\"");
     }
 }

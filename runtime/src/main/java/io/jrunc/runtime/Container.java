@@ -3,6 +3,7 @@ package io.jrunc.runtime;
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
 import io.jrunc.spec.ContainerStatus;
@@ -278,7 +279,7 @@ public final class Container implements AutoCloseable {
             }
             throw e;
         }
-        if (signal == 9 && status == Status.PAUSED) {
+        if (signal == Signals.SIGKILL && status == Status.PAUSED) {
             thawQuietly(); // a frozen process cannot die; runc thaws after SIGKILL too
         }
     }
@@ -310,7 +311,7 @@ public final class Container implements AutoCloseable {
 
     private void killAndWait() {
         try {
-            Processes.kill(state.pid(), 9);
+            Processes.kill(state.pid(), Signals.SIGKILL);
         } catch (ErrnoException e) {
             if (!e.is(Errno.ESRCH)) {
                 throw e;
@@ -337,7 +338,7 @@ public final class Container implements AutoCloseable {
             if (!cgroup.removeIfEmpty()) {
                 for (long pid : cgroup.processes()) {
                     try {
-                        Processes.kill((int) pid, 9);
+                        Processes.kill((int) pid, Signals.SIGKILL);
                     } catch (ErrnoException ignored) {
                         // gone already
                     }

@@ -3,6 +3,7 @@ package io.jrunc.runtime;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
@@ -102,8 +103,9 @@ public final class ContainerCreator {
             // recorded before a directory is made: a create killed from here on is undone by delete
             cgroup = Cgroup.create(CgroupsPath.of(spec.linux() == null ? null : spec.linux().cgroupsPath(),
                     options.id(), systemdCgroup), location -> CreateJournal.recordCgroup(dir.path(), location));
-            // A long-lived creator (the guest agent) moves the child instead of itself (ChildCgroupEntry).
-            boolean moveChild = ChildCgroupEntry.movesChild() && cgroup.mode() == CgroupMode.UNIFIED;
+            // A long-lived creator (the guest agent) moves the child instead of itself.
+            boolean moveChild = options.cgroupEntry() == ChildCgroupEntry.CHILD_MOVED
+                    && cgroup.mode() == CgroupMode.UNIFIED;
             if (moveChild) {
                 cgroupGate = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
             } else {
@@ -244,7 +246,7 @@ public final class ContainerCreator {
         }
         if (pid > 0) {
             try {
-                Processes.kill(pid, 9);
+                Processes.kill(pid, Signals.SIGKILL);
                 ChildWaits.waitpid(pid, 0);
             } catch (ErrnoException ignored) {
                 // already gone

@@ -1,14 +1,13 @@
 package io.jrunc.runtime;
 
+import io.jrunc.bindings.FileTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -141,29 +140,13 @@ public final class ContainerDirectory implements AutoCloseable {
         }
     }
 
-    /** Removes the whole directory. */
+    /** Removes the whole directory (without following links: FileTrees). */
     public void remove() {
-        removeTree(dir);
-    }
-
-    public static void removeTree(Path dir) {
         try {
-            removeRecursively(dir);
+            FileTrees.delete(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("removing " + dir, e);
         }
-    }
-
-    /** Depth first, without following links; plain loops rather than Files.walk, for start-up. */
-    private static void removeRecursively(Path path) throws IOException {
-        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-            try (DirectoryStream<Path> entries = Files.newDirectoryStream(path)) {
-                for (Path entry : entries) {
-                    removeRecursively(entry);
-                }
-            }
-        }
-        Files.deleteIfExists(path);
     }
 
     @Override

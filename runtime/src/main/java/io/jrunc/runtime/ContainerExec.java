@@ -3,6 +3,7 @@ package io.jrunc.runtime;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.ChildPlacement;
 import io.jrunc.runtime.init.ChainSpawn;
@@ -54,7 +55,8 @@ public final class ContainerExec {
         // A long-lived creator (the guest agent) moves the child into the cgroup, not itself.
         int[] cgroupGate = null;
         try {
-            if (ChildCgroupEntry.movesChild() && container.cgroup().mode() == io.jrunc.cgroups.CgroupMode.UNIFIED) {
+            if (options.cgroupEntry() == ChildCgroupEntry.CHILD_MOVED
+                    && container.cgroup().mode() == io.jrunc.cgroups.CgroupMode.UNIFIED) {
                 cgroupGate = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
             }
             FileDescriptors.mkfifo(fifo.toString(), 0622);
@@ -113,7 +115,7 @@ public final class ContainerExec {
         } catch (Exception | Error e) {
             if (pid > 0) {
                 try {
-                    Processes.kill(pid, 9);
+                    Processes.kill(pid, Signals.SIGKILL);
                     ChildWaits.waitpid(pid, 0);
                 } catch (ErrnoException ignored) {
                     // gone

@@ -1,5 +1,6 @@
 package io.jrunc.runtime;
 
+import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.runtime.init.SpawnRequest;
 import java.nio.file.Path;
 
@@ -12,14 +13,17 @@ import java.nio.file.Path;
  * @param consoleFd     an already connected console socket (foreground `run` with a terminal), or -1
  * @param stdio         the process's standard streams when they are not the runtime's own (the guest
  *                      agent's pipes); the jrunc binary's callers pass theirs by inheritance
+ * @param cgroupEntry   how the process gets into its cgroup: the jrunc binary's creator enters it, a
+ *                      long-lived creator (the guest agent) has the child moved in
  */
 public record CreateOptions(String id, Path bundle, Path pidFile, Path consoleSocket, boolean noPivot,
-        boolean noNewKeyring, int preserveFds, int consoleFd, SpawnRequest.Stdio stdio) {
+        boolean noNewKeyring, int preserveFds, int consoleFd, SpawnRequest.Stdio stdio,
+        ChildCgroupEntry cgroupEntry) {
 
     public CreateOptions(String id, Path bundle, Path pidFile, Path consoleSocket, boolean noPivot,
             boolean noNewKeyring, int preserveFds, int consoleFd) {
         this(id, bundle, pidFile, consoleSocket, noPivot, noNewKeyring, preserveFds, consoleFd,
-                SpawnRequest.Stdio.INHERIT);
+                SpawnRequest.Stdio.INHERIT, ChildCgroupEntry.CREATOR_ENTERS);
     }
 
     public CreateOptions(String id, Path bundle, Path pidFile, Path consoleSocket, boolean noPivot,

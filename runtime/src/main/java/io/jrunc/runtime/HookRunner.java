@@ -5,6 +5,7 @@ import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.PosixSpawn;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.spec.Hook;
 import java.io.ByteArrayOutputStream;
@@ -72,7 +73,7 @@ public final class HookRunner {
                         captured.write(buf, 0, n);
                     }
                 } else if (System.nanoTime() >= deadline) {
-                    Processes.kill(pid, 9);
+                    Processes.kill(pid, Signals.SIGKILL);
                     ChildWaits.waitpid(pid, 0);
                     throw new ContainerException(kind + " hook #" + index + ": timeout after " + hook.timeout()
                             + " seconds");

@@ -78,6 +78,28 @@ class ExecTest {
         assertEquals(List.of(), sb.leftovers());
     }
 
+    /**
+     * An exec's working directory must be a directory already, as runc's exec only changes into it: a
+     * missing one is chdir's ENOENT (what podman reports as 127) and is not created, a file ENOTDIR.
+     */
+    @Test
+    void execRefusesAWorkingDirectoryThatIsNoDirectoryAndMakesNone(Sandbox sb) throws Exception {
+        Bundle b = sb.bundle().args("sleep", "1000");
+        String id = sb.id("execcwd");
+        Jrunc j = sb.jrunc();
+        j.in(b.dir(), "run", "--detach", id).ok();
+        Result missing = j.run("exec", "--cwd", "/no/such/dir", id, "pwd");
+        assertTrue(missing.exitCode() != 0 && missing.stderr().contains("chdir /no/such/dir: no such file or directory"),
+                missing.describe("a refusal naming the directory"));
+        assertEquals("", missing.stdout());
+        assertTrue(j.run("exec", id, "ls", "-d", "/no").exitCode() != 0, "exec made no directory");
+        Result file = j.run("exec", "--cwd", "/bin/sh", id, "pwd");
+        assertTrue(file.exitCode() != 0 && file.stderr().contains("chdir /bin/sh: not a directory"),
+                file.describe("a refusal naming the file"));
+        j.run("delete", "--force", id).ok();
+        assertEquals(List.of(), sb.leftovers());
+    }
+
     /** A foreground exec does not hold the container while it waits: state and kill still work. */
     @Test
     void foregroundExecDoesNotBlockOtherCommands(Sandbox sb) throws Exception {

@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.pb.v1.ContainerInfo;
+import io.jrunc.agent.api.pb.v1.ContainerState;
 import io.jrunc.agent.api.pb.v1.ContainerStatsRequest;
 import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
 import io.jrunc.agent.api.pb.v1.InspectContainerRequest;
@@ -44,21 +45,42 @@ import java.util.Locale;
 public final class Containers {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** What `create` and `run` were asked for; sizes parsed. */
+    /**
+     * What `create` and `run` were asked for; sizes parsed.
+     *
+     * @param swapBytes   the swap cap (swap alone); -1: none
+     * @param consoleSize the caller's terminal for a {@code terminal} process (null when unknown), its
+     *                    size from the start
+     */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
-                       boolean terminal, boolean stdin, long swapBytes) {
-        public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
-                    boolean terminal, boolean stdin) {
-            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, -1);
-        }
+                       boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
+    }
+
+    /**
+     * How long the CLI waits for the guest: a create (the hot-plug and the agent's Create, or the
+     * removal that aborts one), and a query (inspect, the state `ls` shows). A query that times out is
+     * an error, never a container taken for gone.
+     */
+    public record Timeouts(Duration create, Duration query) {
+        public static final Timeouts DEFAULTS = new Timeouts(Duration.ofSeconds(120), Duration.ofSeconds(30));
+    }
+
+    /** A terminal's size in characters. */
+    public record ConsoleSize(int rows, int columns) {
     }
 
     private final Pods pods;
     private final StateRoot root;
+    private final Timeouts timeouts;
 
     public Containers(Pods pods) {
+        this(pods, Timeouts.DEFAULTS);
+    }
+
+    public Containers(Pods pods, Timeouts timeouts) {
         this.pods = pods;
         this.root = pods.root();
+        this.timeouts = timeouts;
     }
 
     public ContainerRecord require(String name) throws VmException {
@@ -74,11 +96,16 @@ public final class Containers {
         Bundle bundle = Bundle.load(spec.bundle());
         PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
-                named == null ? null : named.hostname(), spec.swapBytes()));
+                named == null ? null : named.config().hostname(), spec.swapBytes()));
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
         if (spec.terminal()) {
-            config.withObjectProperty("process").put("terminal", true);
+            ObjectNode process = config.withObjectProperty("process").put("terminal", true);
+            if (spec.consoleSize() != null) {
+                // the pty is made with this size (OCI process.consoleSize, as docker's create sends the
+                // caller's), so the process never sees a 0x0 terminal before a resize could arrive
+                process.putObject("consoleSize").put("height", spec.consoleSize().rows()).put("width", spec.consoleSize().columns());
+            }
         }
 
         PodRecord pod;
@@ -90,11 +117,12 @@ public final class Containers {
             if (named != null) {
                 pod = pods.require(named.name());
             } else {
-                // an anonymous pod is sized for its one container: its --memory and --cpus when given
-                pod = new PodRecord(Names.random("anon-"), true, spec.cpus() > 0 ? (int) Math.ceil(spec.cpus()) : 1,
+                // an anonymous pod is sized for its one container: its --memory and --cpus when given;
+                // its hostname is the container's name
+                pod = PodRecord.created(Names.random("anon-"), true, PodRecord.Config.of(
+                        spec.cpus() > 0 ? (int) Math.ceil(spec.cpus()) : 1,
                         spec.memoryBytes() > 0 ? spec.memoryBytes() : io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY,
-                        name, List.of(), List.of(), java.util.Map.of(), null, null, System.currentTimeMillis(), 0, 0, null)
-                        .withSwap(anonymousSwap);
+                        name).withSwap(anonymousSwap));
                 root.write(pod);
             }
             record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), Names.serial(), spec.args(),
@@ -108,11 +136,11 @@ public final class Containers {
             throw new VmException("cannot create container " + name + ": " + e.getMessage(), e);
         }
         if (named == null) {
-            // the anonymous pod's hostname is the container's name
-            config.put("hostname", pod.hostname());
+            config.put("hostname", pod.config().hostname());
         }
 
         Path dir = root.containerDir(pod.name(), name);
+        Pods.Before before = null;
         try {
             byte[] configBytes = SpecBuilder.toBytes(config);
             Files.write(dir.resolve("config.json"), configBytes);
@@ -121,22 +149,58 @@ public final class Containers {
             }
             Path image = dir.resolve("rootfs.img");
             RootfsImage.make(bundle.rootfs(), image);
+            before = pods.before(pod.name(), name);
             try (AgentClient monitor = pods.start(pod.name())) {
                 monitor.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId(name)
                         .setOciConfig(ByteString.copyFrom(configBytes)).setImage(image.toString())
-                        .setSerial(record.serial()).build(), Duration.ofSeconds(120));
+                        .setSerial(record.serial()).build(), timeouts.create());
             } catch (RpcException e) {
+                if (before.active() && !pod.anonymous() && !abortInGuest(pod, record)) {
+                    // the guest may yet make it: kept as "creating", which ls shows and rm -f removes
+                    throw new Kept(new VmException("create " + name + ": " + e.getMessage() + "; the guest may still make it,"
+                            + " so it is kept (ls shows it as creating): remove it with rm -f " + name, e));
+                }
                 throw agentError("create " + name, e);
             }
             record = record.withState("created", 0);
             root.write(record);
             return record;
+        } catch (Kept k) {
+            throw k.error;
         } catch (IOException | VmException | RuntimeException e) {
-            undoCreate(pod, name);
+            undoCreate(pod, name, before);
             if (e instanceof VmException v) {
                 throw v;
             }
             throw new VmException("cannot create container " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A create whose outcome in the guest is unknown: its state stays, for ls and rm -f. */
+    private static final class Kept extends RuntimeException {
+        final VmException error;
+
+        Kept(VmException error) {
+            super(error.getMessage(), null, false, false);
+            this.error = error;
+        }
+    }
+
+    /**
+     * After an AddContainer that failed or timed out in a pod that runs on: removes the container in
+     * the guest, where it may exist or still be in the making (the monitor holds the removal until
+     * that create ends). False when that could not be done (the guest does not answer either).
+     */
+    private boolean abortInGuest(PodRecord pod, ContainerRecord record) {
+        if (!pods.running(pod)) {
+            return true; // the VM ended, and whatever it held with it
+        }
+        try (AgentClient monitor = pods.connectRunning(pod)) {
+            monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(record.name())
+                    .setForce(true).setSerial(record.serial()).build(), timeouts.create());
+            return true;
+        } catch (RpcException | VmException e) {
+            return false;
         }
     }
 
@@ -146,12 +210,21 @@ public final class Containers {
         }
     }
 
-    private void undoCreate(PodRecord pod, String name) {
+    /**
+     * What a failed create undoes: an anonymous pod goes whole (its VM ended at once); a named pod
+     * that this call booted is put back as it was (its VM ended, its records restored), so that a
+     * failed first create leaves no VM running for nothing; then the container's state goes.
+     */
+    private void undoCreate(PodRecord pod, String name, Pods.Before before) {
         try {
-            root.removeContainer(pod.name(), name);
             if (pod.anonymous()) {
-                pods.remove(pod.name(), true);
+                pods.remove(pod.name(), true, Duration.ZERO);
+                return;
             }
+            if (before != null) {
+                pods.undoBoot(before);
+            }
+            root.removeContainer(pod.name(), name);
         } catch (VmException ignored) {
             // the original failure is what the user needs to see
         }
@@ -185,6 +258,10 @@ public final class Containers {
         }
     }
 
+    /**
+     * SIGTERM, the grace period, SIGKILL. A created container's process only waits to be started (as
+     * PID 1 of its namespace it ignores SIGTERM), so it gets SIGKILL at once, as runc's delete does.
+     */
     public int stop(String name, Duration grace) throws VmException {
         ContainerRecord c = require(name);
         PodRecord pod = pods.require(c.pod());
@@ -193,8 +270,9 @@ public final class Containers {
             return c.exitCode();
         }
         try (AgentClient monitor = pods.connectRunning(pod)) {
+            Duration wait = created(monitor, name) ? Duration.ZERO : grace;
             int code = monitor.call(AgentMethods.Containers.STOP, StopContainerRequest.newBuilder().setId(name)
-                    .setGraceNanos(grace.toNanos()).build(), grace.plusSeconds(60)).getStatus().getCode();
+                    .setGraceNanos(wait.toNanos()).build(), wait.plusSeconds(60)).getStatus().getCode();
             root.write(c.withState("stopped", code));
             return code;
         } catch (RpcException e) {
@@ -212,20 +290,33 @@ public final class Containers {
         }
     }
 
-    /** Removes the container (its disk unplugged, its state and logs gone); an anonymous pod goes with it. */
+    /**
+     * Removes the container (its disk unplugged, its state and logs gone); an anonymous pod goes with
+     * it. Refused for a running container unless force; a created one is removed as a stopped one
+     * is, its waiting process killed first (runc's delete). With force, an anonymous pod is ended at
+     * once, whatever a killed call left it doing; and a container whose create never finished
+     * ("creating") is not waited for in a pod still booting: only its creator could have added it.
+     */
     @SuppressWarnings("try") // the resource is a lock held for the block
     public void remove(String name, boolean force) throws VmException {
         ContainerRecord c = require(name);
         PodRecord pod = pods.require(c.pod());
+        if (force && pod.anonymous()) {
+            pods.remove(pod.name(), true, Duration.ZERO);
+            return;
+        }
         if (pods.running(pod)) {
-            try (AgentClient monitor = pods.connectRunning(pod)) {
-                monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(name)
-                        .setForce(force).setSerial(c.serial()).build(), Duration.ofSeconds(90));
-            } catch (RpcException e) {
-                if (e.code() == Code.FAILED_PRECONDITION) {
-                    throw new VmException("container \"" + name + "\" is running: stop it first, or use rm -f", e);
+            AgentClient monitor = force && "creating".equals(c.lastState()) ? pods.serving(pod) : pods.connectRunning(pod);
+            if (monitor != null) {
+                try (monitor) {
+                    monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(name)
+                            .setForce(force || created(monitor, name)).setSerial(c.serial()).build(), Duration.ofSeconds(90));
+                } catch (RpcException e) {
+                    if (e.code() == Code.FAILED_PRECONDITION) {
+                        throw new VmException("container \"" + name + "\" is running: stop it first, or use rm -f", e);
+                    }
+                    throw agentError("rm " + name, e);
                 }
-                throw agentError("rm " + name, e);
             }
         }
         try (AutoCloseable ignored = root.lock()) {
@@ -236,7 +327,20 @@ public final class Containers {
             throw new VmException("cannot remove container " + name + ": " + e.getMessage(), e);
         }
         if (pod.anonymous()) {
-            pods.remove(pod.name(), true);
+            pods.remove(pod.name(), true, Duration.ZERO);
+        }
+    }
+
+    /** Whether the guest has the container created, not started (absent: false; no answer: an error). */
+    private boolean created(AgentClient monitor, String name) throws RpcException {
+        try {
+            return monitor.call(AgentMethods.Containers.INSPECT, InspectContainerRequest.newBuilder().setId(name).build(),
+                    timeouts.query()).getContainer().getState() == ContainerState.CONTAINER_STATE_CREATED;
+        } catch (RpcException e) {
+            if (e.code() == Code.NOT_FOUND) {
+                return false;
+            }
+            throw e;
         }
     }
 
@@ -248,7 +352,7 @@ public final class Containers {
         if (pods.running(pod)) {
             try (AgentClient monitor = pods.connectRunning(pod)) {
                 ContainerInfo info = monitor.call(AgentMethods.Containers.INSPECT,
-                        InspectContainerRequest.newBuilder().setId(c.name()).build(), Duration.ofSeconds(30)).getContainer();
+                        InspectContainerRequest.newBuilder().setId(c.name()).build(), timeouts.query()).getContainer();
                 out.put("state", stateName(info));
                 out.put("pid", info.getPid());
                 if (info.hasExit()) {
@@ -258,7 +362,8 @@ public final class Containers {
                 if (e.code() != Code.NOT_FOUND) {
                     throw new VmException("container " + c.name() + ": status query failed: " + e.getMessage(), e);
                 }
-                out.put("state", "stopped");
+                // not in the guest: ended, or a create that never finished (a killed or timed-out call)
+                out.put("state", "creating".equals(c.lastState()) ? "creating" : "stopped");
             }
         } else {
             out.put("state", "creating".equals(c.lastState()) ? "creating" : "stopped");
@@ -284,14 +389,14 @@ public final class Containers {
         return out;
     }
 
-    public Path logFile(ContainerRecord c, String stream) {
+    public Path logFile(ContainerRecord c, String stream) throws VmException {
         return root.containerDir(c.pod(), c.name()).resolve(stream + ".log");
     }
 
     public ContainerStatsResponse stats(String name) throws VmException {
         ContainerRecord c = require(name);
         try (AgentClient monitor = pods.connectRunning(pods.require(c.pod()))) {
-            return monitor.call(AgentMethods.Containers.STATS, ContainerStatsRequest.newBuilder().setId(name).build(), Duration.ofSeconds(30));
+            return monitor.call(AgentMethods.Containers.STATS, ContainerStatsRequest.newBuilder().setId(name).build(), timeouts.query());
         } catch (RpcException e) {
             throw agentError("stats " + name, e);
         }

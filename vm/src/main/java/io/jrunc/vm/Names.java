@@ -4,22 +4,33 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
 
-/** Pod and container names (they become directory names under the state root) and disk serials. */
+/**
+ * Pod and container names (they become directory names under the state root, so none may hold a
+ * slash or be "." or "..") and disk serials.
+ */
 public final class Names {
     /** podman's name rule; bounded so socket paths under the pod's directory stay under 108 bytes. */
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}");
-    /** virtio-blk's serial is cut to 20 characters in the guest (shared/reference/vm.md). */
+    /** virtio-blk's serial is cut to 20 characters in the guest. */
     public static final int SERIAL_MAX = 20;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private Names() {
     }
 
+    /**
+     * The name, if it keeps to the rule; else the one-line error naming {@code what}. Every pod or
+     * container name goes through here before it becomes a path (StateRoot builds every path with it).
+     */
     public static String require(String name, String what) throws VmException {
-        if (name == null || !NAME.matcher(name).matches()) {
+        if (!valid(name)) {
             throw new VmException("invalid " + what + " \"" + name + "\": names are 1-63 characters of [a-zA-Z0-9_.-], starting with a letter or digit");
         }
         return name;
+    }
+
+    public static boolean valid(String name) {
+        return name != null && NAME.matcher(name).matches();
     }
 
     public static String random(String prefix) {

@@ -13,7 +13,7 @@ final class PodSwap {
 
     /** Into {@code out}: the area the pod was given and, from the guest's Pod Stats, its device and use. */
     static void describe(ObjectNode out, PodRecord pod, List<SwapArea> guestAreas) {
-        out.put("size", Sizes.format(pod.swapBytes())).put("sizeBytes", pod.swapBytes());
+        out.put("size", Sizes.format(pod.config().swapBytes())).put("sizeBytes", pod.config().swapBytes());
         for (SwapArea a : guestAreas) {
             if (a.getSerial().equals(SwapDisk.SERIAL)) {
                 // the guest's figures: its area is the file less the header page, in KiB

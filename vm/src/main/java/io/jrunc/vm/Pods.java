@@ -13,6 +13,7 @@ import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.monitor.MonitorLink;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.PodMonitor;
+import io.jrunc.vm.monitor.PodProcesses;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.ShutdownRequest;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
@@ -45,18 +46,20 @@ public final class Pods {
     private static final Pattern SYSCTL = Pattern.compile("[a-zA-Z0-9_.\\-/]+=.*");
     private static final Pattern ADD_HOST = Pattern.compile("[^:\\s]+:[0-9a-fA-F.:]+");
 
-    /** What `pod create` was asked for; sizes parsed, the rest still text to validate. */
+    /**
+     * What `pod create` was asked for; sizes parsed, the rest still text to validate.
+     *
+     * @param swapBytes the pod's swap area (0: none)
+     */
     public record Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
                        List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes) {
-        public Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
-                    List<String> addHosts, List<String> sysctls, Path kernel, Path initrd) {
-            this(name, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, 0);
-        }
+    }
 
-        /** The pod's swap area (0: none). */
-        public Spec withSwap(long bytes) {
-            return new Spec(name, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, bytes);
-        }
+    /**
+     * A pod as it was before a call that may boot it: what {@link #undoBoot} puts back when that call
+     * fails (its VM ended, its state file and its other containers' records as they were).
+     */
+    public record Before(PodRecord pod, boolean active, List<ContainerRecord> containers) {
     }
 
     private final StateRoot root;
@@ -101,12 +104,11 @@ public final class Pods {
             VmImage.locate(spec.kernel(), spec.initrd());
         }
         SwapDisk.require(spec.swapBytes(), "--swap");
-        PodRecord pod = new PodRecord(name, anonymous, spec.cpus() == 0 ? 1 : spec.cpus(),
+        PodRecord pod = PodRecord.created(name, anonymous, new PodRecord.Config(spec.cpus() == 0 ? 1 : spec.cpus(),
                 spec.memoryBytes() == 0 ? QemuCommand.DEFAULT_POD_MEMORY : spec.memoryBytes(),
                 spec.hostname() == null ? name : spec.hostname(), spec.dns(), spec.addHosts(), sysctls,
                 spec.kernel() == null ? null : spec.kernel().toAbsolutePath().toString(),
-                spec.initrd() == null ? null : spec.initrd().toAbsolutePath().toString(),
-                System.currentTimeMillis(), 0, 0, null).withSwap(spec.swapBytes());
+                spec.initrd() == null ? null : spec.initrd().toAbsolutePath().toString(), spec.swapBytes()));
         try (AutoCloseable ignored = root.lock()) {
             if (root.pod(name).isPresent()) {
                 throw new VmException("pod name \"" + name + "\" is already in use");
@@ -137,11 +139,50 @@ public final class Pods {
 
     /** The image the pod boots: its own --kernel/--initrd, or the installed one. */
     public static VmImage image(PodRecord pod) throws VmException {
-        return VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()), pod.initrd() == null ? null : Path.of(pod.initrd()));
+        PodRecord.Config c = pod.config();
+        return VmImage.locate(c.kernel() == null ? null : Path.of(c.kernel()), c.initrd() == null ? null : Path.of(c.initrd()));
     }
 
     public boolean running(PodRecord pod) {
         return PodMonitor.runningQemu(pod).isPresent();
+    }
+
+    /** Running, or a monitor lives (one still booting the VM, say): the pod is not idle. */
+    public boolean active(PodRecord pod) throws VmException {
+        return running(pod) || MonitorLink.monitorAlive(root, pod.name());
+    }
+
+    /** What {@link #undoBoot} needs to put the pod back, taken before a call that may boot it. */
+    public Before before(String name, String except) throws VmException {
+        PodRecord pod = require(name);
+        return new Before(pod, active(pod), root.containers(name).stream().filter(c -> !c.name().equals(except)).toList());
+    }
+
+    /**
+     * Undoes a boot that a failed call started: when the pod was idle before the call, its VM is ended
+     * at once, and its state file and its other containers' records are written back as they were
+     * (the boot re-created the kept containers and marked them created), so that `pod ls` and `ls`
+     * say what they said before. A pod that was active before is left alone.
+     */
+    public void undoBoot(Before before) throws VmException {
+        if (before.active()) {
+            return;
+        }
+        PodProcesses.end(root, before.pod().name(), END_WAIT);
+        if (root.pod(before.pod().name()).isEmpty()) {
+            return; // removed meanwhile
+        }
+        root.write(before.pod());
+        for (ContainerRecord c : before.containers()) {
+            if (root.container(c.name()).isPresent()) {
+                root.write(c);
+            }
+        }
+    }
+
+    /** A monitor that answers now, or null: never starts one, never waits for a boot. */
+    public AgentClient serving(PodRecord pod) throws VmException {
+        return link.connectIfServing(pod.name());
     }
 
     /**
@@ -246,9 +287,24 @@ public final class Pods {
         return link.connect(pod.name());
     }
 
-    /** Powers the VM off through the agent; qemu's exit code, or null when it was not running. */
+    /** How long the pod's processes may take to end after SIGKILL. */
+    private static final Duration END_WAIT = Duration.ofSeconds(30);
+
+    /**
+     * Powers the VM off: through the agent, which gives each container SIGTERM and {@code grace}
+     * before SIGKILL; with no grace at all, at once ({@link PodProcesses#end}: qemu and the monitor
+     * get SIGKILL, whether the VM is up, still booting, or left by a killed call). Its containers are
+     * then stopped. qemu's exit code, -1 when unknown, or null when nothing ran.
+     */
     public Integer stop(String name, Duration grace) throws VmException {
         PodRecord pod = require(name);
+        if (grace.isZero()) {
+            if (!PodProcesses.end(root, name, END_WAIT)) {
+                return null;
+            }
+            markStopped(name);
+            return -1;
+        }
         if (!running(pod)) {
             return null;
         }
@@ -281,28 +337,39 @@ public final class Pods {
         });
     }
 
+    /** Every container stopped, but one whose create never finished (it stays "creating", for rm -f). */
     private void markStopped(String pod) throws VmException {
         for (ContainerRecord c : root.containers(pod)) {
-            if (!"stopped".equals(c.lastState())) {
+            if (!"stopped".equals(c.lastState()) && !"creating".equals(c.lastState())) {
                 root.write(c.withState("stopped", c.exitCode()));
             }
         }
     }
 
-    /** Removes a pod: refused while it has containers unless force, which takes them. */
+    /**
+     * Removes a pod: refused while it has containers unless force, which takes them. A running VM is
+     * stopped with {@code grace} for its containers first; with none (or, forced, when that stop
+     * fails), it is ended at once. Either way whatever process of the pod is left (a monitor still
+     * booting, one a killed call left) is ended before the state goes.
+     */
     @SuppressWarnings("try") // the resource is a lock held for the block
-    public void remove(String name, boolean force) throws VmException {
+    public void remove(String name, boolean force, Duration grace) throws VmException {
         PodRecord pod = require(name);
         List<ContainerRecord> members = root.containers(name);
         if (!members.isEmpty() && !force) {
             throw new VmException("pod \"" + name + "\" has " + members.size() + " container(s): remove them first, or use pod rm -f");
         }
-        if (running(pod)) {
-            if (!members.isEmpty() && !force) {
-                throw new VmException("pod \"" + name + "\" is running: stop it first, or use pod rm -f");
+        if (!grace.isZero() && running(pod)) {
+            try {
+                stop(name, grace);
+            } catch (VmException e) {
+                if (!force) {
+                    throw e;
+                }
+                // forced: a VM that would not stop in order is ended below all the same
             }
-            stop(name, Duration.ofSeconds(10));
         }
+        PodProcesses.end(root, name, END_WAIT);
         try (AutoCloseable ignored = root.lock()) {
             StateRoot.removeTree(root.podDir(name));
         } catch (VmException e) {
@@ -316,8 +383,8 @@ public final class Pods {
     public List<String> prune(boolean all) throws VmException {
         List<String> removed = new ArrayList<>();
         for (PodRecord pod : root.pods()) {
-            if ((all || pod.anonymous()) && !running(pod)) {
-                remove(pod.name(), true);
+            if ((all || pod.anonymous()) && !active(pod)) {
+                remove(pod.name(), true, Duration.ZERO);
                 removed.add(pod.name());
             }
         }
@@ -328,27 +395,28 @@ public final class Pods {
         if (running(pod)) {
             return "running";
         }
-        return pod.qemuPid() == 0 ? "created" : "stopped";
+        return pod.vm().everBooted() ? "stopped" : "created";
     }
 
     public ObjectNode inspect(String name) throws VmException {
         PodRecord pod = require(name);
         ObjectNode out = new ObjectMapper().valueToTree(pod);
         out.put("state", state(pod));
-        out.put("memory", Sizes.format(pod.memoryBytes()));
-        out.put("vmMemoryMiB", QemuCommand.vmMemoryMiB(pod.memoryBytes()));
-        if (pod.swapBytes() > 0 && !running(pod)) {
-            out.putObject("swap").put("size", Sizes.format(pod.swapBytes())).put("sizeBytes", pod.swapBytes());
+        long swapBytes = pod.config().swapBytes();
+        out.put("memory", Sizes.format(pod.config().memoryBytes()));
+        out.put("vmMemoryMiB", QemuCommand.vmMemoryMiB(pod.config().memoryBytes()));
+        if (swapBytes > 0 && !running(pod)) {
+            out.putObject("swap").put("size", Sizes.format(swapBytes)).put("sizeBytes", swapBytes);
         }
         String installed;
         try {
-            installed = VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()),
-                    pod.initrd() == null ? null : Path.of(pod.initrd())).digest();
+            installed = image(pod).digest();
         } catch (VmException e) {
             installed = null;
         }
         out.put("installedDigest", installed);
-        boolean newer = installed != null && pod.bootedDigest() != null && !installed.equals(pod.bootedDigest())
+        String booted = pod.vm().bootedDigest();
+        boolean newer = installed != null && booted != null && !installed.equals(booted)
                 && !VmImage.UNKNOWN_DIGEST.equals(installed);
         out.put("imageNewer", newer);
         if (newer) {
@@ -365,7 +433,7 @@ public final class Pods {
                 PodStatsResponse g = monitor.call(AgentMethods.Pod.STATS, PodStatsRequest.getDefaultInstance(), Duration.ofSeconds(30));
                 out.putObject("guest").put("memTotal", g.getMemTotalBytes()).put("memAvailable", g.getMemAvailableBytes())
                         .put("agentCgroup", g.getAgentCgroup());
-                if (pod.swapBytes() > 0) {
+                if (swapBytes > 0) {
                     PodSwap.describe(out.putObject("swap"), pod, g.getSwapsList());
                 }
             } catch (RpcException e) {

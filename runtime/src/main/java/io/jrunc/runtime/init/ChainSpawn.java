@@ -4,6 +4,7 @@ import io.jrunc.bindings.Capabilities;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.LibcChain;
 import io.jrunc.bindings.Prctl;
+import io.jrunc.bindings.Signals;
 import io.jrunc.seccomp.Arch;
 import io.jrunc.seccomp.CompiledFilter;
 import io.jrunc.seccomp.SyscallTable;
@@ -42,7 +43,6 @@ public final class ChainSpawn implements AutoCloseable {
     public record Call(String name, long[] args) {}
 
     private static final int SECCOMP_SET_MODE_FILTER = 1;
-    private static final int SIGKILL = 9, SIGSTOP = 19;
     private static final long KERNEL_SIGACTION_SIZE = 32; // x86-64 and aarch64: handler, flags, restorer, mask
 
     private final LibcChain chain = new LibcChain();
@@ -113,7 +113,7 @@ public final class ChainSpawn implements AutoCloseable {
         int low = ProcessLauncher.gateFd(request.preserveFds());
         long dfl = chain.zeroed(KERNEL_SIGACTION_SIZE); // SIG_DFL, no flags, empty mask
         for (int sig = 1; sig <= 64; sig++) {
-            if (sig != SIGKILL && sig != SIGSTOP && (handled & (1L << (sig - 1))) != 0) {
+            if (sig != Signals.SIGKILL && sig != Signals.SIGSTOP && (handled & (1L << (sig - 1))) != 0) {
                 sys("rt_sigaction", sig, dfl, 0, 8);
             }
         }

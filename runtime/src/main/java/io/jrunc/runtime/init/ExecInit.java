@@ -57,7 +57,7 @@ public final class ExecInit implements SpawnThread.Body {
             namespaces.join();
         }
         FsContext.chdir("/");
-        ProcessSetup setup = ProcessSetup.of(process, preserveFds).withStdio(stdio);
+        ProcessSetup setup = ProcessSetup.forExec(process, preserveFds).withStdio(stdio);
         String slave = null;
         if (setup.request().terminal()) {
             slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);

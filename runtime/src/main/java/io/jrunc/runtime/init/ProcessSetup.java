@@ -1,5 +1,7 @@
 package io.jrunc.runtime.init;
 
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
 import io.jrunc.spec.Process;
 import io.jrunc.spec.User;
 import java.io.IOException;
@@ -12,8 +14,9 @@ import java.util.List;
 /**
  * The config's process turned into what the spawning thread needs, resolved on that thread (its root
  * is the container's by then): the executable found on the container's PATH, the working directory
- * created if missing (as runc does), the identity to switch to, and HOME when the config does not set
- * it (as runc does: the user's home from the container's /etc/passwd, else /).
+ * (a container's own process has it created if missing, an exec's must exist: runc's exec only changes
+ * into it), the identity to switch to, and HOME when the config does not set it (as runc does: the
+ * user's home from the container's /etc/passwd, else /).
  */
 public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials) {
 
@@ -24,15 +27,33 @@ public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials)
         return new ProcessSetup(request.withStdio(stdio), credentials);
     }
 
+    /** A container's own process: its working directory is created if missing, as runc does. */
     public static ProcessSetup of(Process process, int preserveFds) {
+        return of(process, preserveFds, true);
+    }
+
+    /**
+     * An exec'd process: its working directory must be a directory already. A missing one fails as
+     * chdir(2) fails, ENOENT, which callers such as podman report as not found (127); anything else
+     * that is no directory, ENOTDIR.
+     */
+    public static ProcessSetup forExec(Process process, int preserveFds) {
+        return of(process, preserveFds, false);
+    }
+
+    private static ProcessSetup of(Process process, int preserveFds, boolean makeCwd) {
         if (process == null || process.args() == null || process.args().isEmpty()) {
             throw new IllegalArgumentException("process.args: must not be empty");
         }
         String cwd = process.cwd() == null || process.cwd().isEmpty() ? "/" : process.cwd();
-        try {
-            Files.createDirectories(Path.of(cwd));
-        } catch (IOException e) {
-            throw new UncheckedIOException("mkdir " + cwd, e);
+        if (makeCwd) {
+            try {
+                Files.createDirectories(Path.of(cwd));
+            } catch (IOException e) {
+                throw new UncheckedIOException("mkdir " + cwd, e);
+            }
+        } else if (!Files.isDirectory(Path.of(cwd))) {
+            throw new ErrnoException("chdir", Files.exists(Path.of(cwd)) ? Errno.ENOTDIR : Errno.ENOENT, cwd);
         }
         String path = ExecutableLookup.resolve(process.args().getFirst(), process.env());
         User user = process.user();

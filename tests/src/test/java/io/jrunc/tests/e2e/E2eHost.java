@@ -3,6 +3,7 @@ package io.jrunc.tests.e2e;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrunc.bindings.FileTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -296,21 +297,15 @@ final class E2eHost {
         }
     }
 
-    /** Deletes {@code dir} recursively without following symlinks (and without crossing into mounts). */
+    /**
+     * Deletes {@code dir} recursively without following symlinks, as far as it can (a busy mount point
+     * stays, for the test's own report of what is left).
+     */
     static void deleteTree(Path dir) {
-        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // e.g. a busy mount point: left for the report below
-                }
-            }
-        } catch (IOException | UncheckedIOException ignored) {
-            // partially removed
+        try {
+            FileTrees.delete(dir);
+        } catch (IOException ignored) {
+            // what could not be removed is left for the report
         }
     }
 

@@ -43,10 +43,15 @@ final class JruncVm {
         return run(null, Map.of(), args);
     }
 
-    Result run(String stdin, Map<String, String> env, String... args) throws IOException, InterruptedException {
+    /** The command line of a jrunc-vm call with this root. */
+    List<String> command(String... args) {
         List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--root", root.toString()));
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        return cmd;
+    }
+
+    Result run(String stdin, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command(args));
         pb.environment().putAll(env);
         Path out = Files.createTempFile(work, "out", ".txt");
         Path err = Files.createTempFile(work, "err", ".txt");
@@ -66,9 +71,7 @@ final class JruncVm {
 
     /** Starts jrunc-vm without waiting (its output discarded), for a call that blocks, as `run` does. */
     Process start(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--root", root.toString()));
-        cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+        return new ProcessBuilder(command(args)).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 

@@ -41,6 +41,8 @@ class SwapVmTest {
     static Path root;
     static Path bundle;
     static Path swapFile;
+    /** The configuration file given with `--config` to the pod's create and to two containers' (jrunc-vm's TOML file). */
+    static Path config;
     static JruncVm vm;
     static long peakBlocks;
 
@@ -60,6 +62,14 @@ class SwapVmTest {
         root = vm.root();
         bundle = bundle(work.resolve("bundle"));
         swapFile = root.resolve("pods").resolve(POD).resolve("swap.img");
+        config = Files.writeString(work.resolve("config.toml"), """
+                [pod]
+                swap = "256m"
+                [container]
+                memory = "48m"
+                cpus = 0.5
+                swap = "16m"
+                """);
     }
 
     @AfterAll
@@ -167,7 +177,8 @@ class SwapVmTest {
     @Test
     @Order(1)
     void thePodsAreaIsListedOnceAndNonRotational() throws Exception {
-        assertEquals(POD + "\n", ok("pod", "create", "--name", POD, "--swap", "256m").out());
+        // the area's size from the configuration file's [pod] swap (no --swap)
+        assertEquals(POD + "\n", ok("--config", config.toString(), "pod", "create", "--name", POD).out());
         ok("create", "--pod", POD, "--name", "capped", "--memory", "32m", "--swap", "64m", bundle.toString(), "sleep", "100000");
         ok("create", "--pod", POD, "--name", "free", "--memory", "32m", bundle.toString(), "sleep", "100001");
         ok("start", "capped");
@@ -217,6 +228,41 @@ class SwapVmTest {
 
     @Test
     @Order(3)
+    void theConfigFileGivesWhatNoFlagGivesAndABadOneMakesNothing() throws Exception {
+        Path bad = Files.writeString(work.resolve("bad.toml"), "[container]\nmemroy = \"1g\"\n");
+        for (List<String> call : List.of(List.of("pod", "create", "--name", "never"),
+                List.of("create", "--pod", POD, "--name", "never", bundle.toString(), "true"))) {
+            List<String> args = new ArrayList<>(List.of("--config", bad.toString()));
+            args.addAll(call);
+            JruncVm.Result r = vm.run(args.toArray(String[]::new));
+            assertEquals(125, r.code(), r.all());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+            assertTrue(r.err().contains(bad.toString()) && r.err().contains("container.memroy"), r.err());
+        }
+        assertFalse(Files.exists(root.resolve("pods").resolve("never")), "no pod made");
+        assertFalse(Files.exists(root.resolve("pods").resolve(POD).resolve("containers").resolve("never")), "no container made");
+        assertEquals(1, vm.json("pod", "ls", "--format", "json").size());
+
+        // [container] memory 48m, cpus 0.5, swap 16m where no flag says otherwise; flags win
+        String c = config.toString();
+        ok("--config", c, "create", "--pod", POD, "--name", "fromfile", bundle.toString(), "sleep", "100003");
+        ok("--config", c, "create", "--pod", POD, "--name", "flags", "--memory", "40m", "--cpus", "1.5", "--swap", "8m",
+                bundle.toString(), "sleep", "100004");
+        ok("start", "fromfile");
+        ok("start", "flags");
+        List<String> files = List.of("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.swap.max", "/sys/fs/cgroup/cpu.max");
+        assertEquals(List.of("50331648", "16777216", "50000 100000"), read("fromfile", files.toArray(String[]::new)).lines().toList());
+        assertEquals(List.of("41943040", "8388608", "150000 100000"), read("flags", files.toArray(String[]::new)).lines().toList());
+        ok("rm", "-f", "fromfile");
+        ok("rm", "-f", "flags");
+        // and a pod's --swap over the file's [pod] swap (its state: it is never booted)
+        ok("--config", c, "pod", "create", "--name", "flagged", "--swap", "128m");
+        assertEquals(128 * MIB, vm.json("pod", "inspect", "flagged").path("swap").path("sizeBytes").asLong());
+        ok("pod", "rm", "flagged");
+    }
+
+    @Test
+    @Order(4)
     void aCappedHogOverItsMemorySwapsInsteadOfBeingKilled() throws Exception {
         // the figure's baseline: the same hog in a container with enough memory
         ok("create", "--pod", POD, "--name", "roomy", "--memory", "200m", bundle.toString(), "sleep", "100002");
@@ -238,7 +284,7 @@ class SwapVmTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aHogOverMemoryAndCapIsOomKilledAndTheRestRuns() throws Exception {
         ok("create", "--pod", POD, "--name", "oom", "--memory", "32m", "--swap", "64m", bundle.toString(),
                 "dd", "if=/dev/urandom", "of=/tmp/x", "bs=1M", "count=128");
@@ -260,7 +306,7 @@ class SwapVmTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void twoContainersShareTheAreaAndTheCapHoldsOneToItsShare() throws Exception {
         JruncVm.Result r = hog("free", 120, new ArrayList<>());
         assertEquals(0, r.code(), r.all());
@@ -280,7 +326,7 @@ class SwapVmTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void discardGivesTheHostFilesBlocksBackAndNotWithRotationalLeftAt1() throws Exception {
         ok("exec", "capped", "rm", "/tmp/hog");
         ok("exec", "free", "rm", "/tmp/hog");
@@ -355,7 +401,7 @@ class SwapVmTest {
 
 
     @Test
-    @Order(7)
+    @Order(8)
     void thePodRemovedTakesTheSwapFile() throws Exception {
         assertTrue(Files.exists(swapFile));
         long monitorPid = vm.json("pod", "inspect", POD).path("monitorPid").asLong();
@@ -372,7 +418,7 @@ class SwapVmTest {
      * it and leaves nothing in the state root. The anonymous pod's rule and its swap area's, on one boot.
      */
     @Test
-    @Order(8)
+    @Order(9)
     void anAnonymousPodsAreaIsTheContainersSwapAndGoesWithIt() throws Exception {
         Path out = work.resolve("lone.out");
         Path err = work.resolve("lone.err");

@@ -3,7 +3,9 @@ package io.jrunc.vm.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
+import io.jrunc.bindings.Signals;
 import io.jrunc.vm.Containers;
+import io.jrunc.vm.ExecEnvironment;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
@@ -14,8 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -61,7 +61,9 @@ final class ContainerCommands {
             ConfigFile.Defaults d = main.defaults();
             long mem = d.containerMemory(memory == null ? null : Sizes.parse(memory, "--memory"));
             long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
-            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap);
+            Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
+                    .orElse(null) : null;
+            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size);
         }
     }
 
@@ -118,7 +120,7 @@ final class ContainerCommands {
 
         @Override
         public Integer call() throws VmException {
-            containers().stop(name, Duration.ofSeconds(time));
+            containers().stop(name, PodCommand.grace(time));
             Main.Output.out.println(name);
             return 0;
         }
@@ -133,7 +135,7 @@ final class ContainerCommands {
 
         @Override
         public Integer call() throws VmException {
-            containers().kill(name, Signals.parse(signal));
+            containers().kill(name, signal(signal));
             Main.Output.out.println(name);
             return 0;
         }
@@ -253,9 +255,9 @@ final class ContainerCommands {
         boolean interactive;
         @Option(names = {"-t", "--tty"}, description = "give the command a terminal")
         boolean tty;
-        @Option(names = {"-e", "--env"}, description = "NAME=value (repeatable)")
+        @Option(names = {"-e", "--env"}, description = "NAME=value, added to the container's environment (repeatable); NAME alone takes this shell's value")
         List<String> env = new ArrayList<>();
-        @Option(names = {"-w", "--workdir"})
+        @Option(names = {"-w", "--workdir"}, description = "the working directory in the container, which must exist (default: the container's)")
         String workdir;
         @Parameters(index = "0", paramLabel = "CONTAINER")
         String name;
@@ -266,32 +268,17 @@ final class ContainerCommands {
         public Integer call() throws Exception {
             Containers containers = containers();
             ContainerRecord c = containers.require(name);
-            return Attach.exec(containers, c, Names.random("exec-"), command, env, workdir, interactive, tty);
+            List<String> environment = ExecEnvironment.of(containers.pods().root().containerDir(c.pod(), c.name())
+                    .resolve("config.json"), env, System.getenv());
+            return Attach.exec(containers, c, Names.random("exec-"), command, environment, workdir, interactive, tty);
         }
     }
 
-    /** Linux signal numbers by name (x86_64), as kill -s takes them. */
-    static final class Signals {
-        private static final Map<String, Integer> BY_NAME = Map.ofEntries(Map.entry("HUP", 1), Map.entry("INT", 2),
-                Map.entry("QUIT", 3), Map.entry("ABRT", 6), Map.entry("KILL", 9), Map.entry("USR1", 10),
-                Map.entry("USR2", 12), Map.entry("PIPE", 13), Map.entry("ALRM", 14), Map.entry("TERM", 15),
-                Map.entry("CHLD", 17), Map.entry("CONT", 18), Map.entry("STOP", 19), Map.entry("TSTP", 20),
-                Map.entry("WINCH", 28));
-
-        private Signals() {
+    /** kill -s: a signal's name or number (the kernel's names and numbers), or jrunc-vm's error naming the flag. */
+    static int signal(String s) throws VmException {
+        if (Signals.parse(s) instanceof Signals.Parsed.Signal signal) {
+            return signal.number();
         }
-
-        static int parse(String s) throws VmException {
-            String n = s.toUpperCase(Locale.ROOT);
-            n = n.startsWith("SIG") ? n.substring(3) : n;
-            if (n.matches("\\d{1,2}") && Integer.parseInt(n) >= 1 && Integer.parseInt(n) <= 64) {
-                return Integer.parseInt(n);
-            }
-            Integer v = BY_NAME.get(n);
-            if (v == null) {
-                throw new VmException("invalid --signal \"" + s + "\": not a signal name or number");
-            }
-            return v;
-        }
+        throw new VmException("invalid --signal \"" + s + "\": not a signal name or number");
     }
 }

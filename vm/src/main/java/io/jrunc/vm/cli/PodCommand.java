@@ -71,8 +71,8 @@ final class PodCommand implements Runnable {
         public Integer call() throws VmException {
             long mem = memory == null ? 0 : Sizes.parse(memory, "--memory");
             long swapBytes = pod.main.defaults().podSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
-            PodRecord p = pods().create(new Pods.Spec(name, cpus, mem, hostname, dns, addHosts, sysctls, kernel, initrd)
-                    .withSwap(swapBytes), false);
+            PodRecord p = pods().create(new Pods.Spec(name, cpus, mem, hostname, dns, addHosts, sysctls, kernel, initrd,
+                    swapBytes), false);
             Main.Output.out.println(p.name());
             return 0;
         }
@@ -92,34 +92,44 @@ final class PodCommand implements Runnable {
         }
     }
 
-    @Command(name = "stop", mixinStandardHelpOptions = true, description = "Power the pod's VM off (containers get SIGTERM, then SIGKILL after the grace time). Its state stays.")
+    @Command(name = "stop", mixinStandardHelpOptions = true, description = "Power the pod's VM off (containers get SIGTERM, then SIGKILL after the grace time; -t 0: the VM ends at once). Its state stays.")
     static final class Stop extends Verb {
-        @Option(names = {"-t", "--time"}, description = "seconds between SIGTERM and SIGKILL (default 10)", defaultValue = "10")
+        @Option(names = {"-t", "--time"}, description = "seconds between SIGTERM and SIGKILL (default ${DEFAULT-VALUE}); 0 ends the VM at once", defaultValue = "10")
         int time;
         @Parameters(paramLabel = "NAME")
         String name;
 
         @Override
         public Integer call() throws VmException {
-            pods().stop(name, Duration.ofSeconds(time));
+            pods().stop(name, grace(time));
             Main.Output.out.println(name);
             return 0;
         }
     }
 
-    @Command(name = "rm", mixinStandardHelpOptions = true, description = "Remove a pod; -f takes its containers and stops its VM.")
+    @Command(name = "rm", mixinStandardHelpOptions = true,
+            description = "Remove a pod; -f takes its containers and ends its VM at once, or after -t seconds of grace for them.")
     static final class Rm extends Verb {
-        @Option(names = {"-f", "--force"})
+        @Option(names = {"-f", "--force"}, description = "remove its containers too, and end its VM without waiting (unless -t)")
         boolean force;
+        @Option(names = {"-t", "--time"}, description = "seconds between SIGTERM and SIGKILL for its containers (default: 0 with -f, else 10)")
+        Integer time;
         @Parameters(paramLabel = "NAME")
         String name;
 
         @Override
         public Integer call() throws VmException {
-            pods().remove(name, force);
+            pods().remove(name, force, grace(time != null ? time : force ? 0 : 10));
             Main.Output.out.println(name);
             return 0;
         }
+    }
+
+    static Duration grace(int seconds) throws VmException {
+        if (seconds < 0) {
+            throw new VmException("invalid --time " + seconds + ": must be 0 or more seconds");
+        }
+        return Duration.ofSeconds(seconds);
     }
 
     @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Show a pod as JSON, with the image digest it booted.")
@@ -150,9 +160,10 @@ final class PodCommand implements Runnable {
             for (PodRecord p : pods.root().pods()) {
                 String state = pods.state(p);
                 int members = pods.root().containers(p.name()).size();
+                PodRecord.Config c = p.config();
                 all.addObject().put("name", p.name()).put("state", state).put("anonymous", p.anonymous())
-                        .put("cpus", p.cpus()).put("memory", Sizes.format(p.memoryBytes())).put("containers", members);
-                rows.add(new String[] {p.name(), state, Integer.toString(p.cpus()), Sizes.format(p.memoryBytes()), Integer.toString(members)});
+                        .put("cpus", c.cpus()).put("memory", Sizes.format(c.memoryBytes())).put("containers", members);
+                rows.add(new String[] {p.name(), state, Integer.toString(c.cpus()), Sizes.format(c.memoryBytes()), Integer.toString(members)});
             }
             if ("json".equals(format)) {
                 Main.Output.out.println(JSON.writeValueAsString(all));

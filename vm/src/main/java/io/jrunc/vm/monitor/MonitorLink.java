@@ -83,6 +83,14 @@ public final class MonitorLink {
                 + root.podDir(pod).resolve("monitor.log") + ")");
     }
 
+    /**
+     * The pod's monitor if one answers now, else null: no monitor is started and none is waited for
+     * (one still booting the VM has no socket yet).
+     */
+    public AgentClient connectIfServing(String pod) throws VmException {
+        return tryConnect(pod);
+    }
+
     private AgentClient tryConnect(String pod) throws VmException {
         Path socket = PodMonitor.socket(root, pod);
         if (!Files.exists(socket)) {
@@ -159,7 +167,12 @@ public final class MonitorLink {
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx96m", "-Xlog:disable",
                 "-cp", System.getProperty("java.class.path"), "io.jrunc.vm.cli.Main",
                 "--root", root.path().toString(), "monitor", pod));
-        Path log = root.podDir(pod).resolve("monitor.log");
+        Path log;
+        try {
+            log = root.podDir(pod).resolve("monitor.log");
+        } catch (VmException e) {
+            throw new IOException(e.getMessage(), e);
+        }
         return new ProcessBuilder(cmd)
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))

@@ -7,6 +7,7 @@ import io.jrunc.agent.api.pb.v1.ProcessRef;
 import io.jrunc.agent.api.pb.v1.ReadOutputRequest;
 import io.jrunc.agent.api.pb.v1.ReadOutputResponse;
 import io.jrunc.ttrpc.RpcException;
+import io.jrunc.vm.VmException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -15,7 +16,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
  * Copies each container's output to its log files (stdout.log, stderr.log in the container's state
@@ -28,10 +28,15 @@ final class OutputLogs {
     private static final System.Logger LOG = System.getLogger(OutputLogs.class.getName());
     private static final int CHUNK = 64 * 1024;
 
-    private final Function<String, Path> containerDir;
+    private final Dirs containerDir;
     private final Set<String> copying = ConcurrentHashMap.newKeySet();
 
-    OutputLogs(Function<String, Path> containerDir) {
+    /** A container's state directory, by its id (an id that breaks the name rule has none). */
+    interface Dirs {
+        Path of(String container) throws VmException;
+    }
+
+    OutputLogs(Dirs containerDir) {
         this.containerDir = containerDir;
     }
 
@@ -55,7 +60,13 @@ final class OutputLogs {
     }
 
     private void copy(AgentClient agent, String container, OutputStream stream) {
-        Path file = file(containerDir.apply(container), stream);
+        Path file;
+        try {
+            file = file(containerDir.of(container), stream);
+        } catch (VmException e) {
+            LOG.log(System.Logger.Level.WARNING, "no log for " + container + ": " + e.getMessage());
+            return;
+        }
         try {
             Files.createDirectories(file.getParent());
         } catch (IOException e) {

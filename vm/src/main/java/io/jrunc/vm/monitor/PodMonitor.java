@@ -15,6 +15,9 @@ import io.jrunc.agent.api.pb.v1.RemoveContainerRequest;
 import io.jrunc.agent.api.pb.v1.RootFilesystem;
 import io.jrunc.agent.api.pb.v1.ShutdownRequest;
 import io.jrunc.agent.api.pb.v1.StartContainerRequest;
+import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.Processes;
+import io.jrunc.ttrpc.CallContext;
 import io.jrunc.ttrpc.ClientOptions;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.Dispatcher;
@@ -23,6 +26,7 @@ import io.jrunc.ttrpc.RpcException;
 import io.jrunc.ttrpc.ServerOptions;
 import io.jrunc.ttrpc.TtrpcServer;
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.AddContainerResponse;
 import io.jrunc.vm.monitor.pb.RemoveContainerResponse;
 import io.jrunc.vm.monitor.pb.ShutdownResponse;
@@ -68,23 +72,26 @@ public final class PodMonitor implements AutoCloseable {
     private final OutputLogs logs;
     private final TtrpcServer server;
     private final ServerSocketChannel listener;
+    private final Path socket;
+    /** One AddContainer or RemoveContainer at a time per container: a removal waits for a create. */
+    private final ContainerLocks containerLocks = new ContainerLocks();
     /** Shutdown calls not yet answered: the monitor waits for them before it closes the socket. */
     private final java.util.concurrent.atomic.AtomicInteger shutdowns = new java.util.concurrent.atomic.AtomicInteger();
 
-    private PodMonitor(StateRoot root, PodRecord pod, PodVm vm, AgentClient agent) throws IOException {
+    private PodMonitor(StateRoot root, PodRecord pod, PodVm vm, AgentClient agent) throws IOException, VmException {
         this.root = root;
         this.pod = pod;
         this.vm = vm;
         this.agent = agent;
         this.logs = new OutputLogs(c -> root.containerDir(pod.name(), c));
         this.server = new TtrpcServer(dispatcher(), ServerOptions.DEFAULTS);
-        Path socket = socket(root, pod.name());
+        this.socket = socket(root, pod.name());
         Files.deleteIfExists(socket);
         this.listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         listener.bind(UnixDomainSocketAddress.of(socket));
     }
 
-    public static Path socket(StateRoot root, String pod) {
+    public static Path socket(StateRoot root, String pod) throws VmException {
         return root.podDir(pod).resolve("monitor.sock");
     }
 
@@ -103,7 +110,7 @@ public final class PodMonitor implements AutoCloseable {
         }
         try {
             agent.call(AgentMethods.Pod.CONFIGURE, configure(pod));
-            if (pod.swapBytes() > 0) {
+            if (pod.config().swapBytes() > 0) {
                 // before any container is created or started; a reconnecting monitor's repeat is
                 // answered with the area already enabled (same serial)
                 agent.call(AgentMethods.Pod.ADD_SWAP, AddSwapRequest.newBuilder().setSerial(SwapDisk.SERIAL).build());
@@ -124,20 +131,21 @@ public final class PodMonitor implements AutoCloseable {
                 }
             });
             return monitor;
-        } catch (IOException | RpcException | RuntimeException e) {
+        } catch (IOException | RpcException | VmException | RuntimeException e) {
             agent.close();
             throw e;
         }
     }
 
     static ConfigurePodRequest configure(PodRecord pod) {
+        PodRecord.Config c = pod.config();
         ConfigurePodRequest.Builder b = ConfigurePodRequest.newBuilder()
-                .setHostname(pod.hostname() == null ? pod.name() : pod.hostname())
-                .putAllSysctls(pod.sysctls());
-        if (!pod.dns().isEmpty()) {
-            b.setDns(Dns.newBuilder().addAllNameservers(pod.dns()));
+                .setHostname(c.hostname() == null ? pod.name() : c.hostname())
+                .putAllSysctls(c.sysctls());
+        if (!c.dns().isEmpty()) {
+            b.setDns(Dns.newBuilder().addAllNameservers(c.dns()));
         }
-        for (String entry : pod.addHosts()) {
+        for (String entry : c.addHosts()) {
             int colon = entry.indexOf(':');
             b.addHosts(HostEntry.newBuilder().setIp(entry.substring(colon + 1)).addNames(entry.substring(0, colon)));
         }
@@ -160,22 +168,11 @@ public final class PodMonitor implements AutoCloseable {
                     .setQemuPid(vm.pid()).setVmStatus(status)
                     .setAgent(agent.agentVersion().getAgent()).setAgentMajor(agent.agentVersion().getMajor())
                     .setAgentMinor(agent.agentVersion().getMinor())
-                    .setBootedDigest(pod.bootedDigest() == null ? "" : pod.bootedDigest()).build();
+                    .setBootedDigest(pod.vm().bootedDigest() == null ? "" : pod.vm().bootedDigest()).build();
         });
         d.register(MonitorMethods.ADD_CONTAINER, (ctx, q) -> {
-            try {
-                vm.attachDisk(q.getSerial(), Path.of(q.getImage()));
-            } catch (IOException e) {
-                throw new RpcException(Code.INTERNAL, "cannot attach the image of " + q.getId() + ": " + e.getMessage());
-            }
-            try {
-                int pid = agent.call(AgentMethods.Containers.CREATE, CreateContainerRequest.newBuilder()
-                        .setId(q.getId()).setOciConfig(q.getOciConfig())
-                        .setRootfs(RootFilesystem.newBuilder().setSerial(q.getSerial()).setFsType("ext4")).build()).getPid();
-                return AddContainerResponse.newBuilder().setPid(pid).build();
-            } catch (RpcException e) {
-                detachQuietly(q.getSerial());
-                throw e;
+            try (ContainerLocks.Held held = containerLocks.hold(q.getId())) {
+                return addContainer(ctx, q);
             }
         });
         d.register(MonitorMethods.START_CONTAINER, (ctx, q) -> {
@@ -184,21 +181,8 @@ public final class PodMonitor implements AutoCloseable {
             return StartContainerResponse.getDefaultInstance();
         });
         d.register(MonitorMethods.REMOVE_CONTAINER, (ctx, q) -> {
-            try {
-                agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder()
-                        .setId(q.getId()).setForce(q.getForce()).build());
-            } catch (RpcException e) {
-                if (e.code() != Code.NOT_FOUND) {
-                    throw e;
-                }
-            }
-            if (!q.getSerial().isEmpty()) {
-                try {
-                    vm.detachDisk(q.getSerial());
-                } catch (IOException e) {
-                    throw new RpcException(Code.INTERNAL, "container " + q.getId() + " removed, but its disk "
-                            + q.getSerial() + " was not unplugged: " + e.getMessage());
-                }
+            try (ContainerLocks.Held held = containerLocks.hold(q.getId())) {
+                removeContainer(q.getId(), q.getForce(), q.getSerial());
             }
             return RemoveContainerResponse.getDefaultInstance();
         });
@@ -211,6 +195,54 @@ public final class PodMonitor implements AutoCloseable {
             }
         });
         return d;
+    }
+
+    /**
+     * Hot-plugs the image, then the agent's Create; on failure the disk is unplugged again. A create
+     * that ends after its caller's deadline is undone in the guest (its caller took it as failed and
+     * removes its state; a container left in the guest would be one the host does not know).
+     */
+    private AddContainerResponse addContainer(CallContext ctx, AddContainerRequest q) throws RpcException {
+        try {
+            vm.attachDisk(q.getSerial(), Path.of(q.getImage()));
+        } catch (IOException e) {
+            throw new RpcException(Code.INTERNAL, "cannot attach the image of " + q.getId() + ": " + e.getMessage());
+        }
+        int pid;
+        try {
+            pid = agent.call(AgentMethods.Containers.CREATE, CreateContainerRequest.newBuilder()
+                    .setId(q.getId()).setOciConfig(q.getOciConfig())
+                    .setRootfs(RootFilesystem.newBuilder().setSerial(q.getSerial()).setFsType("ext4")).build()).getPid();
+        } catch (RpcException e) {
+            detachQuietly(q.getSerial());
+            throw e;
+        }
+        if (ctx.remaining().map(Duration::isZero).orElse(false)) {
+            System.err.println("monitor: container " + q.getId() + " was created after its caller's deadline: removing it");
+            removeContainer(q.getId(), true, q.getSerial());
+            throw new RpcException(Code.DEADLINE_EXCEEDED, "container " + q.getId()
+                    + " was created after the caller's deadline, and removed again");
+        }
+        return AddContainerResponse.newBuilder().setPid(pid).build();
+    }
+
+    /** The agent's Remove (a container it does not have is fine), then the disk's unplug. */
+    private void removeContainer(String id, boolean force, String serial) throws RpcException {
+        try {
+            agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId(id).setForce(force).build());
+        } catch (RpcException e) {
+            if (e.code() != Code.NOT_FOUND) {
+                throw e;
+            }
+        }
+        if (!serial.isEmpty()) {
+            try {
+                vm.detachDisk(serial);
+            } catch (IOException e) {
+                throw new RpcException(Code.INTERNAL, "container " + id + " removed, but its disk "
+                        + serial + " was not unplugged: " + e.getMessage());
+            }
+        }
     }
 
     private ShutdownResponse shutdown(io.jrunc.vm.monitor.pb.ShutdownRequest q) throws InterruptedException {
@@ -286,7 +318,7 @@ public final class PodMonitor implements AutoCloseable {
         server.close();
         try {
             listener.close();
-            Files.deleteIfExists(socket(root, pod.name()));
+            Files.deleteIfExists(socket);
         } catch (IOException ignored) {
             // the directory may already be gone (pod rm)
         }
@@ -303,10 +335,26 @@ public final class PodMonitor implements AutoCloseable {
     /**
      * `jrunc-vm monitor POD`: the process the CLI starts (ProcessBuilder, then setsid here). Returns the
      * process's exit status.
+     *
+     * <p>setsid: the monitor must outlive the CLI call's session and terminal (a shell's SIGHUP on
+     * logout, a ^C to the CLI's process group). ProcessBuilder's child is no process group leader, so
+     * setsid succeeds; if it ever fails, the monitor stops before it starts qemu and says why in
+     * monitor.log, whose last line the CLI reports.
      */
     public static int runProcess(StateRoot root, String podName) {
-        Setsid.call();
-        Path dir = root.podDir(podName);
+        try {
+            Processes.setsid();
+        } catch (ErrnoException e) {
+            System.err.println("monitor: " + e.getMessage());
+            return 1;
+        }
+        Path dir;
+        try {
+            dir = root.podDir(podName);
+        } catch (VmException e) {
+            System.err.println("monitor: " + e.getMessage());
+            return 1;
+        }
         try (FileChannel lockFile = FileChannel.open(dir.resolve("monitor.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             FileLock lock = lockFile.tryLock();
             if (lock == null) {
@@ -320,18 +368,19 @@ public final class PodMonitor implements AutoCloseable {
                 System.err.println("monitor " + ProcessHandle.current().pid() + ": taking over qemu " + running.get().pid());
                 vm = QemuVm.attach(running.get(), dir);
             } else {
-                VmImage image = VmImage.locate(pod.kernel() == null ? null : Path.of(pod.kernel()),
-                        pod.initrd() == null ? null : Path.of(pod.initrd()));
-                var command = new java.util.ArrayList<>(QemuCommand.build(image, pod.cpus(), pod.memoryBytes(), dir,
+                PodRecord.Config config = pod.config();
+                VmImage image = VmImage.locate(config.kernel() == null ? null : Path.of(config.kernel()),
+                        config.initrd() == null ? null : Path.of(config.initrd()));
+                var command = new java.util.ArrayList<>(QemuCommand.build(image, config.cpus(), config.memoryBytes(), dir,
                         QemuCommand.kvmAvailable()));
-                if (pod.swapBytes() > 0) {
+                if (config.swapBytes() > 0) {
                     // afresh at every boot: the agent formats it, and nothing in it outlives the VM
-                    command.addAll(SwapDisk.qemuArgs(SwapDisk.makeFresh(dir, pod.swapBytes())));
+                    command.addAll(SwapDisk.qemuArgs(SwapDisk.makeFresh(dir, config.swapBytes())));
                 }
                 System.err.println("monitor " + ProcessHandle.current().pid() + ": " + String.join(" ", command));
                 QemuVm qemu = QemuVm.launch(command, dir, dir.resolve("monitor.log"));
                 long started = ProcessHandle.of(qemu.pid()).flatMap(h -> h.info().startInstant()).map(i -> i.toEpochMilli()).orElse(0L);
-                pod = pod.withVm(qemu.pid(), started, image.digest());
+                pod = pod.withVm(new PodRecord.Vm(qemu.pid(), started, image.digest()));
                 root.write(pod);
                 vm = qemu;
             }
@@ -361,10 +410,15 @@ public final class PodMonitor implements AutoCloseable {
 
     /** qemu as the pod's state file names it, if that process still runs (same pid and start time). */
     public static Optional<ProcessHandle> runningQemu(PodRecord pod) {
-        if (pod.qemuPid() <= 0) {
+        return runningQemu(pod.vm());
+    }
+
+    /** qemu as a pod's last VM names it, if that process still runs. */
+    public static Optional<ProcessHandle> runningQemu(PodRecord.Vm vm) {
+        if (vm.qemuPid() <= 0) {
             return Optional.empty();
         }
-        return ProcessHandle.of(pod.qemuPid()).filter(ProcessHandle::isAlive)
-                .filter(h -> h.info().startInstant().map(i -> i.toEpochMilli() == pod.qemuStartedAt()).orElse(false));
+        return ProcessHandle.of(vm.qemuPid()).filter(PodProcesses::live)
+                .filter(h -> h.info().startInstant().map(i -> i.toEpochMilli() == vm.qemuStartedAt()).orElse(false));
     }
 }

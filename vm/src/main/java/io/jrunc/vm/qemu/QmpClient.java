@@ -168,22 +168,34 @@ public final class QmpClient implements AutoCloseable {
 
     /**
      * Unplugs the disk: device_del asks the guest to let go (ACPI), DEVICE_DELETED says it did, then the
-     * blockdev node can go. A disk the guest never released stays attached until the VM ends.
+     * blockdev node can go. A disk the guest never released stays attached until the VM ends. Only a
+     * device qemu has is waited for: one it does not know (never attached, or a hot-plug cut short
+     * after blockdev-add) answers device_del with "not found", and then only its blockdev node, if
+     * any, is deleted, at once.
      */
     public void detachDisk(String serial, Duration wait) throws IOException {
         int seen = eventCount();
+        boolean present = true;
         try {
             execute("device_del", args().put("id", serial));
         } catch (QmpException e) {
             if (!e.getMessage().contains("not found")) {
                 throw e;
             }
+            present = false;
         }
-        if (!awaitEvent(seen, ev -> "DEVICE_DELETED".equals(ev.path("event").asText())
+        if (present && !awaitEvent(seen, ev -> "DEVICE_DELETED".equals(ev.path("event").asText())
                 && serial.equals(ev.path("data").path("device").asText()), wait)) {
             throw new QmpException("the guest did not release disk " + serial + " within " + wait.toSeconds() + " s");
         }
-        execute("blockdev-del", args().put("node-name", serial));
+        try {
+            execute("blockdev-del", args().put("node-name", serial));
+        } catch (QmpException e) {
+            // "Failed to find node with node-name=...": no node, nothing to delete
+            if (present || !e.getMessage().contains("Failed to find")) {
+                throw e;
+            }
+        }
     }
 
     public int eventCount() {

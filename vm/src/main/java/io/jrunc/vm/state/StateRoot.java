@@ -3,19 +3,18 @@ package io.jrunc.vm.state;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.jrunc.bindings.FileTrees;
+import io.jrunc.vm.Names;
 import io.jrunc.vm.VmException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -43,19 +42,24 @@ public final class StateRoot {
     private final Path root;
 
     public StateRoot(Path root) {
-        this.root = root.toAbsolutePath();
+        this.root = root.toAbsolutePath().normalize();
     }
 
     public Path path() {
         return root;
     }
 
-    public Path podDir(String pod) {
-        return root.resolve("pods").resolve(pod);
+    /**
+     * The pod's directory. Every path under the state root is built here or in {@link #containerDir},
+     * from a name that keeps to the name rule ({@link Names#require}): a name from the command line
+     * ("../../pods/OTHER/containers/C", say) is refused before it touches a path.
+     */
+    public Path podDir(String pod) throws VmException {
+        return root.resolve("pods").resolve(Names.require(pod, "pod name"));
     }
 
-    public Path containerDir(String pod, String container) {
-        return podDir(pod).resolve("containers").resolve(container);
+    public Path containerDir(String pod, String container) throws VmException {
+        return podDir(pod).resolve("containers").resolve(Names.require(container, "container name"));
     }
 
     /** Holds ROOT/lock until closed: allocation of names and removal are serialised across processes. */
@@ -75,7 +79,7 @@ public final class StateRoot {
 
     public List<PodRecord> pods() throws VmException {
         List<PodRecord> pods = new ArrayList<>();
-        for (String name : list(root.resolve("pods"))) {
+        for (String name : names(root.resolve("pods"))) {
             pod(name).ifPresent(pods::add);
         }
         return pods;
@@ -91,7 +95,7 @@ public final class StateRoot {
 
     public List<ContainerRecord> containers(String pod) throws VmException {
         List<ContainerRecord> containers = new ArrayList<>();
-        for (String name : list(podDir(pod).resolve("containers"))) {
+        for (String name : names(podDir(pod).resolve("containers"))) {
             read(containerDir(pod, name).resolve("container.json"), ContainerRecord.class).ifPresent(containers::add);
         }
         return containers;
@@ -107,7 +111,8 @@ public final class StateRoot {
 
     /** The container of that name in any pod (names are unique across pods). */
     public Optional<ContainerRecord> container(String name) throws VmException {
-        for (String pod : list(root.resolve("pods"))) {
+        Names.require(name, "container name");
+        for (String pod : names(root.resolve("pods"))) {
             Optional<ContainerRecord> c = read(containerDir(pod, name).resolve("container.json"), ContainerRecord.class);
             if (c.isPresent()) {
                 return c;
@@ -120,11 +125,14 @@ public final class StateRoot {
         write(containerDir(container.pod(), container.name()).resolve("container.json"), container);
     }
 
-    private static List<String> list(Path dir) throws VmException {
+    /** The entries of a directory that can be pods' or containers' (what breaks the name rule is not ours). */
+    private static List<String> names(Path dir) throws VmException {
         List<String> names = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path p : entries) {
-                names.add(p.getFileName().toString());
+                if (Names.valid(p.getFileName().toString())) {
+                    names.add(p.getFileName().toString());
+                }
             }
         } catch (NoSuchFileException e) {
             return names;
@@ -176,28 +184,10 @@ public final class StateRoot {
         }
     }
 
-    /** Removes a directory tree; absent is fine. */
+    /** Removes a directory tree without following links (FileTrees); absent is fine. */
     public static void removeTree(Path dir) throws VmException {
         try {
-            if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                return;
-            }
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    if (e != null) {
-                        throw e;
-                    }
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            FileTrees.delete(dir);
         } catch (IOException e) {
             throw new VmException("cannot remove " + dir + ": " + e.getMessage(), e);
         }

@@ -158,6 +158,64 @@ class BadInputTest {
         refused("c1", "create", "--name", "c1", bundle.toString()); // no anonymous pod left behind either
     }
 
+    /** Every file and directory under the state root, with the files' bytes. */
+    java.util.Map<String, String> snapshot() throws IOException {
+        java.util.Map<String, String> all = new java.util.TreeMap<>();
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.toList()) {
+                all.put(root.relativize(p).toString(), Files.isDirectory(p) ? "dir"
+                        : java.util.HexFormat.of().formatHex(Files.readAllBytes(p)));
+            }
+        }
+        return all;
+    }
+
+    @Test
+    void aNameThatBreaksTheRuleIsRefusedByEveryVerbBeforeItTouchesAPath() throws Exception {
+        // Another pod's container, reachable through ".." if a name were used as a path unchecked.
+        assertEquals(0, run("pod", "create", "--name", "p1").code());
+        assertEquals(0, run("pod", "create", "--name", "other").code());
+        StateRoot state = new StateRoot(root);
+        for (String[] c : new String[][] {{"c1", "p1"}, {"victim", "other"}}) {
+            state.write(new ContainerRecord(c[0], c[1], bundle.toString(), "jr0" + c[0], List.of("sh"), 0, "stopped", 0));
+            Files.writeString(state.containerDir(c[1], c[0]).resolve("config.json"), "{}");
+            Files.writeString(state.containerDir(c[1], c[0]).resolve("stdout.log"), "out of " + c[0] + "\n");
+        }
+        List<String> containerNames = List.of("../../pods/other/containers/victim", "../other/containers/victim", "..", ".",
+                "c1/..", "../../pods/p1/containers/c1");
+        List<String> podNames = List.of("../pods/other", "../other", "..", ".", "p1/../other", "other/.");
+        java.util.Map<String, String> before = snapshot();
+        List<String[]> calls = new java.util.ArrayList<>();
+        for (String c : containerNames) {
+            for (String[] verb : new String[][] {{"start"}, {"stop"}, {"stop", "-t", "0"}, {"kill"}, {"kill", "-s", "TERM"},
+                    {"rm"}, {"rm", "-f"}, {"inspect"}, {"logs"}, {"stats"}, {"update", "--memory", "64m"}}) {
+                calls.add(Stream.concat(Stream.of(verb), Stream.of(c)).toArray(String[]::new));
+            }
+            calls.add(new String[] {"exec", c, "true"});
+            calls.add(new String[] {"create", "--pod", "p1", "--name", c, bundle.toString()});
+            calls.add(new String[] {"run", "--name", c, bundle.toString()});
+        }
+        for (String p : podNames) {
+            for (String[] verb : new String[][] {{"pod", "start"}, {"pod", "stop"}, {"pod", "stop", "-t", "0"}, {"pod", "rm"},
+                    {"pod", "rm", "-f"}, {"pod", "rm", "-f", "-t", "0"}, {"pod", "inspect"}}) {
+                calls.add(Stream.concat(Stream.of(verb), Stream.of(p)).toArray(String[]::new));
+            }
+            calls.add(new String[] {"pod", "create", "--name", p});
+            calls.add(new String[] {"create", "--pod", p, "--name", "c9", bundle.toString()});
+            calls.add(new String[] {"run", "--pod", p, bundle.toString()});
+        }
+        for (String[] args : calls) {
+            Result r = run(args);
+            String line = String.join(" ", args);
+            assertEquals(125, r.code(), line + ": " + r.err());
+            assertEquals(1, r.err().lines().count(), line + ": one line: " + r.err());
+            assertTrue(r.err().startsWith("jrunc-vm: invalid ") && r.err().contains(" name \""), line + ": " + r.err());
+            assertEquals("", r.out(), line);
+            assertEquals(before, snapshot(), line + " changed the state root");
+        }
+        assertFalse(monitorStarted);
+    }
+
     @Test
     void sizesThatDoNotParse() throws IOException {
         refused("--memory", "pod", "create", "--name", "p2", "--memory", "12x");
@@ -201,8 +259,7 @@ class BadInputTest {
     void podRulesThatNeedNoVm() throws Exception {
         StateRoot state = new StateRoot(root);
         assertEquals(0, run("pod", "create", "--name", "named").code());
-        state.write(new io.jrunc.vm.state.PodRecord("anon-1", true, 1, 1 << 29, "h", List.of(), List.of(), java.util.Map.of(),
-                null, null, 0, 0, 0, null));
+        state.write(io.jrunc.vm.state.PodRecord.created("anon-1", true, io.jrunc.vm.state.PodRecord.Config.of(1, 1 << 29, "h")));
         state.write(new ContainerRecord("kept", "named", bundle.toString(), "jr01", List.of(), 0, "stopped", 0));
 
         // a pod with a container is refused without -f, naming it

@@ -14,7 +14,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,8 +41,8 @@ class CliThroughMonitorTest {
     void setUp() throws Exception {
         root = new StateRoot(dir);
         ProcessHandle self = ProcessHandle.current();
-        PodRecord pod = new PodRecord("p1", false, 1, 256L << 20, "podhost", List.of(), List.of(), Map.of(), null, null, 1,
-                self.pid(), self.info().startInstant().orElseThrow().toEpochMilli(), "sha256:x");
+        PodRecord pod = PodRecord.created("p1", false, PodRecord.Config.of(1, 256L << 20, "podhost"))
+                .withVm(new PodRecord.Vm(self.pid(), self.info().startInstant().orElseThrow().toEpochMilli(), "sha256:x"));
         root.write(pod);
         root.write(new ContainerRecord("c1", "p1", "/bundle", "jr01", List.of("sleep", "9"), 1, "running", 0));
         guest = new StandInGuest(root.podDir("p1").resolve("agent.sock"));

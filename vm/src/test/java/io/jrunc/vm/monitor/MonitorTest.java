@@ -59,8 +59,8 @@ class MonitorTest {
     @BeforeEach
     void setUp() throws Exception {
         root = new StateRoot(dir);
-        pod = new PodRecord("p1", false, 1, 256L << 20, "podhost", List.of("10.0.0.1"), List.of("db:10.0.0.2"),
-                Map.of("net.ipv4.ip_forward", "1"), null, null, 1, 0, 0, "sha256:booted");
+        pod = new PodRecord("p1", false, 1, new PodRecord.Config(1, 256L << 20, "podhost", List.of("10.0.0.1"),
+                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), null, null, 0), new PodRecord.Vm(0, 0, "sha256:booted"));
         root.write(pod);
         guest = new StandInGuest(root.podDir("p1").resolve("agent.sock"));
         vm = new StandInVm(root.podDir("p1").resolve("agent.sock"));
@@ -88,7 +88,7 @@ class MonitorTest {
 
     @Test
     void aPodWithASwapAreaHasItEnabledOnceBeforeAnyContainer() throws Exception {
-        pod = pod.withSwap(256L << 20);
+        pod = new PodRecord(pod.name(), false, pod.createdAt(), pod.config().withSwap(256L << 20), pod.vm());
         root.write(pod);
         monitor = PodMonitor.start(root, pod, vm, FAST);
         try (AgentClient client = link(new AtomicInteger()).connect("p1")) {
@@ -138,7 +138,7 @@ class MonitorTest {
             assertEquals("jr00aa", guest.created.getFirst().getRootfs().getSerial());
             assertEquals("ext4", guest.created.getFirst().getRootfs().getFsType());
 
-            client.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId("c2").setSerial("jr00aa").build());
+            client.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId("c2").setForce(true).setSerial("jr00aa").build());
             assertEquals(List.of("c2"), guest.removed);
             assertEquals(List.of("jr00aa"), vm.detached, "rm unplugs the disk");
         }

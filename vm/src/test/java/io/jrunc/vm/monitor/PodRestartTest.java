@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,8 +40,8 @@ class PodRestartTest {
         root = new StateRoot(dir);
         Path kernel = Files.writeString(dir.resolve("vmlinuz"), "k");
         Path initrd = Files.writeString(dir.resolve("initrd.cpio"), "i");
-        root.write(new PodRecord("p1", false, 1, 256L << 20, "podhost", List.of(), List.of(), Map.of(), kernel.toString(),
-                initrd.toString(), 1, 0, 0, null));
+        root.write(PodRecord.created("p1", false, PodRecord.Config.of(1, 256L << 20, "podhost")
+                .withImage(kernel.toString(), initrd.toString())));
         for (String c : List.of("k1", "k2")) {
             root.write(new ContainerRecord(c, "p1", "/bundle", "jr-" + c, List.of("sleep", "9"), 1, "stopped", 137));
             Files.writeString(root.containerDir("p1", c).resolve("config.json"), "{\"built\": \"" + c + "\"}");
@@ -67,9 +66,8 @@ class PodRestartTest {
                     try {
                         ProcessHandle self = ProcessHandle.current();
                         PodRecord p = root.pod(pod).orElseThrow();
-                        root.write(new PodRecord(p.name(), p.anonymous(), p.cpus(), p.memoryBytes(), p.hostname(), p.dns(),
-                                p.addHosts(), p.sysctls(), p.kernel(), p.initrd(), p.createdAt(), self.pid(),
-                                self.info().startInstant().orElseThrow().toEpochMilli(), "sha256:x"));
+                        root.write(p.withVm(new PodRecord.Vm(self.pid(),
+                                self.info().startInstant().orElseThrow().toEpochMilli(), "sha256:x")));
                         vm = new StandInVm(root.podDir(pod).resolve("agent.sock"));
                         monitor = PodMonitor.start(root, root.pod(pod).orElseThrow(), vm, MonitorTest.FAST);
                     } catch (Exception e) {

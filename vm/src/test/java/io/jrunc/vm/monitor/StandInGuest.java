@@ -37,6 +37,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * never told that a client left, so a dead client's half frame stays in it: shared/reference/vm.md),
  * and behind it the protocol's real ttRPC port server with a few agent methods. What the monitor sends
  * is recorded for the tests.
+ *
+ * <p>Containers are in the state their id says, as the agent keeps them: "missing..." it does not
+ * have, "created..." are created (not started), the rest run. Remove without force refuses what is
+ * not stopped, as the agent does. "slow..." take {@link #SLOW_CREATE} to create, "refused..." are
+ * refused (INVALID_ARGUMENT), and an Inspect of "silent..." is never answered.
  */
 final class StandInGuest implements AutoCloseable {
     final List<ConfigurePodRequest> configured = new CopyOnWriteArrayList<>();
@@ -45,6 +50,9 @@ final class StandInGuest implements AutoCloseable {
     final List<String> swaps = new CopyOnWriteArrayList<>();
     final List<String> calls = new CopyOnWriteArrayList<>();
     final List<String> removed = new CopyOnWriteArrayList<>();
+    /** Stop calls, as "ID:grace in ms". */
+    final List<String> stops = new CopyOnWriteArrayList<>();
+    static final Duration SLOW_CREATE = Duration.ofMillis(1500);
     final List<String> started = new CopyOnWriteArrayList<>();
     private final AtomicBoolean helloSent = new AtomicBoolean();
     final List<String> execs = new CopyOnWriteArrayList<>();
@@ -89,13 +97,22 @@ final class StandInGuest implements AutoCloseable {
                 .register(AgentMethods.Containers.LIST, (ctx, q) -> ListContainersResponse.newBuilder()
                         .addContainers(ContainerInfo.newBuilder().setId("c1").setState(ContainerState.CONTAINER_STATE_RUNNING)).build())
                 .register(AgentMethods.Containers.INSPECT, (ctx, q) -> {
-                    if (q.getId().startsWith("missing")) {
+                    if (q.getId().startsWith("missing") || removed.contains(q.getId())) {
                         throw new RpcException(Code.NOT_FOUND, "container \"" + q.getId() + "\" does not exist");
                     }
+                    if (q.getId().startsWith("silent")) {
+                        Thread.sleep(Duration.ofSeconds(60));
+                    }
                     return InspectContainerResponse.newBuilder().setContainer(ContainerInfo.newBuilder().setId(q.getId())
-                            .setState(ContainerState.CONTAINER_STATE_RUNNING).setPid(7)).build();
+                            .setState(state(q.getId())).setPid(7)).build();
                 })
                 .register(AgentMethods.Containers.CREATE, (ctx, q) -> {
+                    if (q.getId().startsWith("refused")) {
+                        throw new RpcException(Code.INVALID_ARGUMENT, "container " + q.getId() + ": refused by the stand-in");
+                    }
+                    if (q.getId().startsWith("slow")) {
+                        Thread.sleep(SLOW_CREATE);
+                    }
                     calls.add("Create");
                     created.add(q);
                     return CreateContainerResponse.newBuilder().setPid(42).build();
@@ -105,6 +122,13 @@ final class StandInGuest implements AutoCloseable {
                     return io.jrunc.agent.api.pb.v1.StartContainerResponse.getDefaultInstance();
                 })
                 .register(AgentMethods.Containers.REMOVE, (ctx, q) -> {
+                    if (q.getId().startsWith("missing") || removed.contains(q.getId())) {
+                        throw new RpcException(Code.NOT_FOUND, "container \"" + q.getId() + "\" does not exist");
+                    }
+                    if (!q.getForce() && state(q.getId()) != ContainerState.CONTAINER_STATE_STOPPED) {
+                        throw new RpcException(Code.FAILED_PRECONDITION, "container " + q.getId() + " is "
+                                + state(q.getId()) + ": stop it first, or remove with force");
+                    }
                     removed.add(q.getId());
                     return RemoveContainerResponse.getDefaultInstance();
                 })
@@ -139,8 +163,11 @@ final class StandInGuest implements AutoCloseable {
                     signals.add(q.getProcess().getContainerId() + ":" + q.getSignal());
                     return io.jrunc.agent.api.pb.v1.SignalResponse.getDefaultInstance();
                 })
-                .register(AgentMethods.Containers.STOP, (ctx, q) -> io.jrunc.agent.api.pb.v1.StopContainerResponse.newBuilder()
-                        .setStatus(io.jrunc.agent.api.pb.v1.ExitStatus.newBuilder().setCode(143).setSignal(15)).build())
+                .register(AgentMethods.Containers.STOP, (ctx, q) -> {
+                    stops.add(q.getId() + ":" + q.getGraceNanos() / 1_000_000);
+                    return io.jrunc.agent.api.pb.v1.StopContainerResponse.newBuilder()
+                            .setStatus(io.jrunc.agent.api.pb.v1.ExitStatus.newBuilder().setCode(143).setSignal(15)).build();
+                })
                 .register(AgentMethods.Processes.READ_OUTPUT, (ctx, q) -> {
                     String exec = q.getProcess().getExecId();
                     if (!exec.isEmpty()) {
@@ -163,6 +190,14 @@ final class StandInGuest implements AutoCloseable {
                     }
                     return ReadOutputResponse.newBuilder().setEof(true).build();
                 });
+    }
+
+    /** What state the agent would report: by the id (see the class comment); a removed one is gone. */
+    ContainerState state(String id) {
+        if (removed.contains(id)) {
+            return ContainerState.CONTAINER_STATE_UNSPECIFIED;
+        }
+        return id.startsWith("created") ? ContainerState.CONTAINER_STATE_CREATED : ContainerState.CONTAINER_STATE_RUNNING;
     }
 
     private void hostToGuest() {

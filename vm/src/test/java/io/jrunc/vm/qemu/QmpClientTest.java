@@ -1,11 +1,13 @@
 package io.jrunc.vm.qemu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.vm.spec.RootfsImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -127,6 +129,26 @@ class QmpClientTest {
             assertTrue(unplug.getMessage().contains("did not release disk " + serial), unplug.getMessage());
             qmp.quit();
             assertTrue(qemu.waitFor(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aDiskNeverAttachedIsDetachedAtOnce() throws Exception {
+        // What rm -f finds after a create killed before or during the hot-plug: no device (nothing to
+        // wait for), or a blockdev node without its device (deleted, without waiting either).
+        Path image = Files.write(dir.resolve("half.img"), new byte[4096]);
+        try (QmpClient qmp = start("-machine", "pc,accel=tcg", "-S")) {
+            long t0 = System.nanoTime();
+            qmp.detachDisk("jrnever00000000000", Duration.ofSeconds(20));
+            ObjectNode blockdev = QmpClient.args().put("driver", "raw").put("node-name", "jrhalf").put("read-only", true);
+            blockdev.putObject("file").put("driver", "file").put("filename", image.toString()).put("read-only", true);
+            qmp.execute("blockdev-add", blockdev);
+            qmp.detachDisk("jrhalf", Duration.ofSeconds(20));
+            long took = System.nanoTime() - t0;
+            assertTrue(took < TimeUnit.SECONDS.toNanos(5), "no wait for a device qemu does not have: " + took / 1_000_000 + " ms");
+            for (JsonNode n : qmp.execute("query-named-block-nodes", null)) {
+                assertNotEquals("jrhalf", n.path("node-name").asText(), "the half-attached node is deleted");
+            }
         }
     }
 

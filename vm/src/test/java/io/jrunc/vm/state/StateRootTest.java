@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jrunc.vm.VmException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,14 +19,14 @@ class StateRootTest {
     Path dir;
 
     static PodRecord pod(String name) {
-        return new PodRecord(name, false, 2, 256L << 20, "h", List.of("10.0.0.1"), List.of("db:10.0.0.2"),
-                Map.of("net.ipv4.ip_forward", "1"), null, null, 1, 0, 0, null);
+        return new PodRecord(name, false, 1, new PodRecord.Config(2, 256L << 20, "h", List.of("10.0.0.1"),
+                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), null, null, 0), PodRecord.Vm.NONE);
     }
 
     @Test
     void recordsRoundTrip() throws VmException {
         StateRoot root = new StateRoot(dir);
-        PodRecord p = pod("p1").withVm(42, 4242, "sha256:abc");
+        PodRecord p = pod("p1").withVm(new PodRecord.Vm(42, 4242, "sha256:abc"));
         root.write(p);
         assertEquals(p, root.pod("p1").orElseThrow());
         ContainerRecord c = new ContainerRecord("c1", "p1", "/b", "jr0123", List.of("sh"), 5, "created", 0);
@@ -53,7 +54,49 @@ class StateRootTest {
         Files.createDirectories(root.podDir("p"));
         Files.writeString(root.podDir("p").resolve("pod.json"), "{\"name\":\"p\",\"cpus\":1,\"swapBytes\":5}");
         assertEquals("p", root.pod("p").orElseThrow().name());
-        assertEquals(List.of(), root.pod("p").orElseThrow().dns());
+        assertEquals(List.of(), root.pod("p").orElseThrow().config().dns());
+    }
+
+    /** pod.json as jrunc-vm wrote it before the record had parts: one flat object. */
+    static final String FLAT_POD_JSON = """
+            {"name":"p","anonymous":false,"cpus":2,"memoryBytes":268435456,"hostname":"h","dns":["10.0.0.1"],
+             "addHosts":["db:10.0.0.2"],"sysctls":{"net.ipv4.ip_forward":"1"},"kernel":"/k","initrd":"/i",
+             "createdAt":7,"qemuPid":42,"qemuStartedAt":4242,"bootedDigest":"sha256:abc","swapBytes":1048576}""";
+
+    @Test
+    void podJsonStaysOneFlatObjectThatEveryVersionReads() throws Exception {
+        StateRoot root = new StateRoot(dir);
+        Files.createDirectories(root.podDir("p"));
+        Files.writeString(root.podDir("p").resolve("pod.json"), FLAT_POD_JSON);
+        PodRecord p = root.pod("p").orElseThrow();
+        assertEquals(new PodRecord("p", false, 7, new PodRecord.Config(2, 256L << 20, "h", List.of("10.0.0.1"),
+                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), "/k", "/i", 1 << 20),
+                new PodRecord.Vm(42, 4242, "sha256:abc")), p);
+        // written back, it has exactly the keys (and values) an older version reads
+        root.write(p);
+        ObjectMapper json = new ObjectMapper();
+        assertEquals(json.readTree(FLAT_POD_JSON), json.readTree(Files.readString(root.podDir("p").resolve("pod.json"))));
+        // a file without the VM's fields (never booted) or the configuration's gets their defaults
+        Files.writeString(root.podDir("p").resolve("pod.json"), "{\"name\":\"p\",\"cpus\":1}");
+        assertEquals(PodRecord.Vm.NONE, root.pod("p").orElseThrow().vm());
+        assertFalse(root.pod("p").orElseThrow().vm().everBooted());
+    }
+
+    @Test
+    void namesThatBreakTheRuleNeverBecomePaths() throws Exception {
+        StateRoot root = new StateRoot(dir);
+        root.write(pod("other"));
+        root.write(new ContainerRecord("victim", "other", "/b", "s", List.of(), 0, "created", 0));
+        for (String bad : List.of("..", ".", "../other", "a/b", "../../pods/other/containers/victim", "", "-x")) {
+            assertThrows(VmException.class, () -> root.podDir(bad), bad);
+            assertThrows(VmException.class, () -> root.pod(bad), bad);
+            assertThrows(VmException.class, () -> root.containerDir("other", bad), bad);
+            VmException e = assertThrows(VmException.class, () -> root.container(bad), bad);
+            assertTrue(e.getMessage().contains("invalid container name"), e.getMessage());
+        }
+        // an entry under pods/ that is no pod name (made by hand) is not listed, not an error
+        Files.createDirectories(dir.resolve("pods").resolve(".hidden"));
+        assertEquals(List.of("other"), root.pods().stream().map(PodRecord::name).toList());
     }
 
     @Test
