@@ -10,22 +10,30 @@ COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # The caller's MAVEN_OPTS are kept (e.g. -Dmaven.repo.local=... for a private repository).
 MVN := MAVEN_OPTS="$(MAVEN_OPTS) --sun-misc-unsafe-memory-access=allow" mvn -B -Dstyle.color=never -Djrunc.commit=$(COMMIT)
 BUILD := build
+# The Maven modules, as the parent pom lists them.
+MODULES := $(shell sed -n 's|.*<module>\(.*\)</module>.*|\1|p' pom.xml)
 JRUNC := $(abspath $(BUILD))/bin/jrunc
 
 # Debian packages, installed by `make deps` when missing: busybox-static makes test bundles, runc and
 # crun are what `make bench` compares against, libseccomp2 is the seccomp tests' oracle (never the product's), E2E_PACKAGES are the clients the end-to-end tests drive.
-TEST_PACKAGES := busybox-static runc libseccomp2
+# Every package a test needs is listed, even where Debian always installs it: under CI=true a test that
+# finds its tool missing fails (docs/testing.md, "Skips and CI"). procps: `jrunc ps` runs ps;
+# linux-libc-dev: the bindings' check of the aarch64 syscall numbers reads asm-generic/unistd.h;
+# util-linux: mkswap, the swap header's independent writer, and unshare; bsdutils: script, the tty
+# ctr --tty needs.
+TEST_PACKAGES := busybox-static runc libseccomp2 procps linux-libc-dev util-linux
 BENCH_PACKAGES := crun
-E2E_PACKAGES := podman containerd buildah
+E2E_PACKAGES := podman containerd buildah bsdutils
 # docker.io without its recommends: they include cgroupfs-mount, which would mount every v1 hierarchy
 # (net_cls among them) on the host the cgroup tests describe, and needrestart, which hooks every later
 # apt-get run.
 E2E_NORECOMMENDS := docker.io
-# The VM tests (make test-vm): qemu boots a Debian kernel with a cpio initramfs (docs/testing.md).
-VM_PACKAGES := qemu-system-x86 cpio busybox-static e2fsprogs
+# The VM tests (make test-vm): qemu boots a Debian kernel with a cpio initramfs (docs/testing.md);
+# e2fsprogs makes the containers' disk images, file tells scripts/vm-test.sh that busybox is static.
+VM_PACKAGES := qemu-system-x86 cpio busybox-static e2fsprogs file
 VM_DIR := $(BUILD)/vm
 
-.PHONY: all check-jdk deps build launcher launcher-vm one-jar aot-cache test test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
+.PHONY: all check-jdk deps build launcher launcher-vm one-jar aot-cache test test-report test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
 
 all: build
 
@@ -120,15 +128,28 @@ aot-cache:
 # Unit tests of every module and the tests module's integration tests, which drive build/bin/jrunc: so
 # the launcher is assembled before any test runs. -fae: a test failure fails the build at the end, after
 # the tests of every module that does not depend on the failing one have run.
-# The VM tests follow when qemu is there (`deps` installs it; a machine without it skips them, saying so).
 # The pod VM image is built first: the tests module's AgentVmTest (the guest agent on one real boot),
 # PodVmTest (jrunc-vm with real pods) and PodLauncherTest (the launcher with a stand-in agent, on the
-# image's kernel) boot it; each skips, saying why, where qemu is missing.
+# image's kernel) boot it. The guest's VM tests follow (`deps` installs qemu; without it they are skipped,
+# saying so, and under CI=true that fails the run), even after a failure, and then the list of every
+# skipped test (test-report), so that the run ends with the whole picture.
+TEST_FAILED := $(BUILD)/test-failed
 test: check-jdk deps build vm-image
+	@rm -rf $(VM_DIR)/reports $(TEST_FAILED)
 	JRUNC_VM_KERNEL_DIR=$(abspath $(VM_IMAGE))/kernel $(MVN) -ntp -fae -Djrunc.binary=$(JRUNC) \
-	  -Djrunc.vm.image=$(abspath $(VM_IMAGE)) verify
-	@if command -v qemu-system-x86_64 >/dev/null; then $(MAKE) --no-print-directory vm-run; \
-	else echo "qemu-system-x86_64 not installed: VM tests skipped (make test-vm installs it)"; fi
+	  -Djrunc.vm.image=$(abspath $(VM_IMAGE)) verify || touch $(TEST_FAILED)
+	@if command -v qemu-system-x86_64 >/dev/null; then $(MAKE) --no-print-directory vm-run || touch $(TEST_FAILED); \
+	elif [ "$$CI" = true ]; then echo "FAILED: CI=true and qemu-system-x86_64 is not installed, so the guest's" \
+	  "VM tests cannot run: install the Debian package qemu-system-x86 (make deps does)" >&2; touch $(TEST_FAILED); \
+	else echo "qemu-system-x86_64 not installed: the guest's VM tests skipped (make test-vm installs it)"; fi
+	@$(MAKE) --no-print-directory test-report || touch $(TEST_FAILED)
+	@if [ -e $(TEST_FAILED) ]; then echo "make test: FAILED (see above)" >&2; exit 1; fi
+
+# Every skipped test of the last run, with its reason, from each module's surefire reports and the
+# guest's (scripts/test-report.java); under CI=true a skip that is not a host limitation fails.
+test-report: check-jdk
+	@$(JAVA_HOME)/bin/java scripts/test-report.java \
+	  $(wildcard $(addsuffix /target/surefire-reports,$(MODULES)) $(addsuffix /target/failsafe-reports,$(MODULES)) $(VM_DIR)/reports)
 
 # The tests that need a pure cgroup v2 kernel, which this kind of host does not have: a Debian kernel in
 # qemu (KVM when it works, software emulation otherwise) with a Java PID 1 that runs them and reports

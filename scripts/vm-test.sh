@@ -12,7 +12,9 @@
 # Cached under VM_DIR between runs: the kernel (kernel/), the jlink'd runtime (jre/), and the
 # initramfs part made of them and busybox (base.cpio). Rebuilt every run: the part holding the jars and
 # test classes (app.cpio). Results: VM_DIR/reports/TEST-*.xml, VM_DIR/console.log; exit 0 only when the
-# guest reported every test passed.
+# guest reported no failure and every listed class ran at least one test (scripts/test-report.java --ran,
+# which also lists the skipped tests and, under CI=true, fails on a skip that is not a host limitation).
+# A listed class that is not in the test classes or the jars fails before anything boots.
 set -euo pipefail
 
 usage() { echo "usage: $0 <lib dir> <test-classes dir> [test class...]" >&2; exit 2; }
@@ -32,6 +34,20 @@ BUSYBOX=$(command -v busybox || true)
   || { echo "vm-test: needs a static busybox (Debian: busybox-static)" >&2; exit 2; }
 command -v qemu-system-x86_64 >/dev/null || { echo "vm-test: needs qemu-system-x86_64 (qemu-system-x86)" >&2; exit 2; }
 command -v cpio >/dev/null || { echo "vm-test: needs cpio" >&2; exit 2; }
+# Each listed class must be there: a name that is not would otherwise cost a boot to find out. The names
+# also go into the guest's java argfile, one a line, so they must be class names and nothing else.
+for t in "${TESTS[@]}"; do
+  [[ $t =~ ^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)*$ ]] \
+    || { echo "vm-test: FAILED: '$t' is not a class name" >&2; exit 1; }
+  class_file=${t//.//}.class
+  [ -f "$CLASSES/$class_file" ] && continue
+  found=
+  for jar in "$LIB"/*.jar; do
+    # no grep -q: jar would die of SIGPIPE and pipefail would make the match a failure
+    if [ -f "$jar" ] && "$JAVA_HOME/bin/jar" tf "$jar" | grep -xF "$class_file" >/dev/null; then found=1; break; fi
+  done
+  [ -n "$found" ] || { echo "vm-test: FAILED: no test class $t in $CLASSES or $LIB/*.jar" >&2; exit 1; }
+done
 mkdir -p "$VM"
 t_start=$(date +%s.%N)
 elapsed() { awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -173,6 +189,11 @@ if [ -z "$exit_line" ]; then
   exit 1
 fi
 echo "vm-test: ${summary#JRUNC-VM-SUMMARY }; reports in $VM/reports"
+# the guest's suite must have run: a report, and in it at least one test of each listed class that ran
+ran=(); for t in "${TESTS[@]}"; do ran+=(--ran "$t"); done
+report_rc=0
+"$JAVA_HOME/bin/java" "$ROOT/scripts/test-report.java" "${ran[@]}" "$VM/reports" || report_rc=$?
 code=${exit_line#JRUNC-VM-EXIT }
 [ "$code" = 0 ] || { echo "vm-test: FAILED (guest exit $code)" >&2; exit 1; }
+[ "$report_rc" = 0 ] || { echo "vm-test: FAILED: the guest's suite did not run as listed (test-report above)" >&2; exit 1; }
 echo "vm-test: passed"

@@ -3,8 +3,9 @@ package io.jrunc.bindings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrunc.testsupport.HostLimitation;
+import io.jrunc.testsupport.Requirements;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -70,10 +71,10 @@ class BpfTest {
         return b.array();
     }
 
-    private static void assumeRootAndCgroup2() throws Exception {
-        assumeTrue(Files.readAllLines(Path.of("/proc/self/status")).contains("Uid:\t0\t0\t0\t0"), "bpf needs root");
-        assumeTrue(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN, "the test programs are little-endian");
-        assumeTrue(cgroup2Mount() != null, "no cgroup2 mount");
+    private static void requireRootAndCgroup2() throws Exception {
+        Requirements.requireRoot("bpf(2) and a cgroup directory");
+        HostLimitation.skipUnless(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN, "the test programs are little-endian");
+        HostLimitation.skipUnless(cgroup2Mount() != null, "no cgroup2 file system mounted (a cgroup v1-only host)");
     }
 
     /** The mount point of a cgroup2 file system from /proc/self/mountinfo, or null. */
@@ -89,7 +90,7 @@ class BpfTest {
 
     @Test
     void loadAttachQueryReplaceDetach() throws Exception {
-        assumeRootAndCgroup2();
+        requireRootAndCgroup2();
         Path cgroup = cgroup2Mount().resolve("jrunc-bpf-test-" + UUID.randomUUID().toString().substring(0, 8));
         Files.createDirectory(cgroup);
         int dir = -1, allow = -1, deny = -1;
@@ -143,7 +144,7 @@ class BpfTest {
 
     @Test
     void aRefusedProgramCarriesTheVerifierLog() throws Exception {
-        assumeRootAndCgroup2();
+        requireRootAndCgroup2();
         // "exit" alone: r0 is never written, which the verifier refuses
         byte[] exitOnly = {(byte) (Bpf.BPF_JMP | Bpf.BPF_EXIT), 0, 0, 0, 0, 0, 0, 0};
         Bpf.LoadException e = assertThrows(Bpf.LoadException.class,

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrunc.bindings.c.Libc;
+import io.jrunc.testsupport.Requirements;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,8 +30,7 @@ class FacadeKernelTest {
 
     @BeforeAll
     static void root() {
-        assumeTrue(Processes.getpid() > 0);
-        assumeTrue("0".equals(status("/proc/self/status", "Uid").split("\\s+")[1]), "needs root");
+        Requirements.requireRoot("namespaces, mounts and credentials");
     }
 
     /** Runs {@code body} on a new platform thread and returns its result or rethrows its failure. */

@@ -3,7 +3,6 @@ package io.jrunc.bindings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrunc.bindings.c.Libc;
 import io.jrunc.bindings.c.__user_cap_data_struct;
@@ -20,6 +19,8 @@ import io.jrunc.bindings.c.sockaddr_un;
 import io.jrunc.bindings.c.statfs;
 import io.jrunc.bindings.c.termios;
 import io.jrunc.bindings.c.winsize;
+import io.jrunc.testsupport.HostLimitation;
+import io.jrunc.testsupport.Requirements;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
@@ -142,7 +143,7 @@ class FacadeMatchesGeneratedTest {
 
     @Test
     void syscallNumbersMatchTheGeneratedX86Table() throws Exception {
-        assumeTrue(X86_64, "the generated SYS_* constants are x86-64");
+        HostLimitation.skipUnless(X86_64, "the generated SYS_* constants are x86-64's");
         List<String> mismatches = new ArrayList<>();
         for (Field f : SyscallNumbers.class.getFields()) {
             if (f.getType() != long.class) {
@@ -167,7 +168,8 @@ class FacadeMatchesGeneratedTest {
     @Test
     void aarch64SyscallNumbersMatchAsmGenericUnistd() throws Exception {
         Path header = Path.of("/usr/include/asm-generic/unistd.h");
-        assumeTrue(Files.isRegularFile(header), "no " + header);
+        Requirements.require(Files.isRegularFile(header), header + ": install the Debian package linux-libc-dev"
+                + " (`make deps` does)");
         Map<String, String> defines = new HashMap<>();
         Matcher m = Pattern.compile("(?m)^#define\\s+(__NR(?:3264)?_\\w+)\\s+(\\S+)").matcher(Files.readString(header));
         while (m.find()) {
@@ -250,7 +252,7 @@ class FacadeMatchesGeneratedTest {
 
     @Test
     void structLiteralsMatchTheGeneratedLayouts() {
-        assumeTrue(X86_64 || SyscallNumbers.ARCH.equals("aarch64"), "LP64 layouts");
+        HostLimitation.skipUnless(X86_64 || SyscallNumbers.ARCH.equals("aarch64"), "the layouts checked are LP64's");
         // sockets
         assertEquals(sockaddr_un.sizeof(), UnixSockets.SOCKADDR_UN_SIZE);
         assertEquals(sockaddr_un.sun_family$offset(), UnixSockets.SUN_FAMILY);
@@ -385,7 +387,7 @@ class FacadeMatchesGeneratedTest {
      */
     @Test
     void everyHandleHasTheGeneratedSignature() throws Exception {
-        assumeTrue(X86_64 || SyscallNumbers.ARCH.equals("aarch64"), "LP64 C types");
+        HostLimitation.skipUnless(X86_64 || SyscallNumbers.ARCH.equals("aarch64"), "the C types checked are LP64's");
         List<String> mismatches = new ArrayList<>();
         Set<String> listed = new TreeSet<>();
         for (Fn fn : FUNCTIONS) {

@@ -6,12 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrunc.bindings.Bpf;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.spec.LinuxDeviceCgroup;
 import io.jrunc.spec.LinuxResources;
+import io.jrunc.testsupport.HostLimitation;
+import io.jrunc.testsupport.Requirements;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,11 +42,11 @@ class BpfDeviceFilterKernelTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        assumeTrue(Files.readAllLines(Path.of("/proc/self/status")).contains("Uid:\t0\t0\t0\t0"), "bpf needs root");
+        Requirements.requireRoot("bpf(2) and cgroups");
         fixture = new KernelCgroupFixture();
         Hierarchy unified = fixture.hierarchies.hierarchies().stream().filter(Hierarchy::isUnified).findFirst()
                 .orElse(null);
-        assumeTrue(unified != null, "no cgroup2 hierarchy on this host");
+        HostLimitation.skipUnless(unified != null, "no cgroup2 hierarchy (a cgroup v1-only host)");
         dir = unified.mountPoint().resolve(fixture.name);
         Files.createDirectory(dir);
     }

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrunc.testsupport.HostLimitation;
+import io.jrunc.testsupport.Requirements;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -28,8 +29,7 @@ class CgroupKernelTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        assumeTrue(Files.readAllLines(Path.of("/proc/self/status")).contains("Uid:\t0\t0\t0\t0"),
-                "creating cgroups needs root");
+        Requirements.requireRoot("creating cgroups");
         fixture = new KernelCgroupFixture();
     }
 
@@ -133,7 +133,7 @@ class CgroupKernelTest {
     void aNewCpusetCgroupInheritsCpusAndMemsOnEveryLevel() throws Exception {
         Cgroup cgroup = createAbsolute("ctr");
         Path leaf = cgroup.location().directory("cpuset");
-        assumeTrue(leaf != null, "no cgroup v1 cpuset hierarchy on this host");
+        HostLimitation.skipUnless(leaf != null, "no cgroup v1 cpuset hierarchy on this host");
         Path root = fixture.hierarchies.byKey("cpuset").orElseThrow().mountPoint();
         for (String file : List.of("cpuset.cpus", "cpuset.mems")) {
             String expected = Files.readString(root.resolve(file)).trim();

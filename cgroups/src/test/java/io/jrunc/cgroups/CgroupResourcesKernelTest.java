@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrunc.spec.LinuxBlockIO;
 import io.jrunc.spec.LinuxCPU;
@@ -15,6 +14,8 @@ import io.jrunc.spec.LinuxHugepageLimit;
 import io.jrunc.spec.LinuxMemory;
 import io.jrunc.spec.LinuxPids;
 import io.jrunc.spec.LinuxResources;
+import io.jrunc.testsupport.HostLimitation;
+import io.jrunc.testsupport.Requirements;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,8 +38,9 @@ class CgroupResourcesKernelTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        assumeTrue(Files.readAllLines(Path.of("/proc/self/status")).contains("Uid:\t0\t0\t0\t0"), "cgroups need root");
-        assumeTrue(CgroupMode.detect() != CgroupMode.UNIFIED, "this class tests the v1 controllers; v2 runs in the VM");
+        Requirements.requireRoot("cgroups");
+        HostLimitation.skipUnless(CgroupMode.detect() != CgroupMode.UNIFIED,
+                "a pure cgroup v2 host has no v1 controllers, which this class tests (v2 is tested in the VM)");
         fixture = new KernelCgroupFixture();
     }
 
@@ -114,7 +116,7 @@ class CgroupResourcesKernelTest {
     void blkioWeightWhereTheKernelHasAWeightFile() throws Exception {
         Cgroup cgroup = create();
         Path blkio = cgroup.location().directory("blkio");
-        assumeTrue(Files.exists(blkio.resolve("blkio.weight")) || Files.exists(blkio.resolve("blkio.bfq.weight")),
+        HostLimitation.skipUnless(Files.exists(blkio.resolve("blkio.weight")) || Files.exists(blkio.resolve("blkio.bfq.weight")),
                 "no CFQ/BFQ weight file in this kernel's blkio controller");
         cgroup.apply(Resources.of(new LinuxBlockIO(300, null, null, null, null, null, null)));
         String file = Files.exists(blkio.resolve("blkio.weight")) ? "blkio.weight" : "blkio.bfq.weight";
@@ -199,10 +201,11 @@ class CgroupResourcesKernelTest {
 
     @Test
     void hugetlbOfAHybridHostGoesToTheV2Hierarchy() throws Exception {
-        assumeTrue(CgroupMode.detect() == CgroupMode.HYBRID);
+        HostLimitation.skipUnless(CgroupMode.detect() == CgroupMode.HYBRID, "not a hybrid cgroup host");
         Path unifiedRoot = fixture.hierarchies.hierarchies().stream().filter(Hierarchy::isUnified).findFirst().orElseThrow().mountPoint();
-        assumeTrue(Files.readString(unifiedRoot.resolve("cgroup.controllers")).contains("hugetlb"));
-        assumeTrue(fixture.hierarchies.hierarchies().stream().noneMatch(h -> h.controllers().contains("hugetlb")));
+        HostLimitation.skipUnless(Files.readString(unifiedRoot.resolve("cgroup.controllers")).contains("hugetlb")
+                && fixture.hierarchies.hierarchies().stream().noneMatch(h -> h.controllers().contains("hugetlb")),
+                "hugetlb is not bound to this host's v2 hierarchy (it is on a v1 one, or absent)");
         boolean wasEnabled = Files.readString(unifiedRoot.resolve("cgroup.subtree_control")).contains("hugetlb");
         try {
             Cgroup cgroup = create();

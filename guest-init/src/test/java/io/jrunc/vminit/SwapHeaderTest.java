@@ -2,6 +2,7 @@ package io.jrunc.vminit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.jrunc.testsupport.Requirements;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -51,13 +52,13 @@ class SwapHeaderTest {
     }
 
     /**
-     * util-linux's mkswap, where the build host has it, writes the same first page for the same UUID,
-     * label and size: an independent writer of the format, not a copy of this one's assumptions.
+     * util-linux's mkswap writes the same first page for the same UUID, label and size: an independent
+     * writer of the format, not a copy of this one's assumptions.
      */
     @Test
     void theSamePageAsMkswapWrites(@TempDir Path dir) throws Exception {
         Path mkswap = Path.of("/usr/sbin/mkswap");
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(mkswap), "no /usr/sbin/mkswap on this host");
+        Requirements.require(Files.isExecutable(mkswap), mkswap + ": install the Debian package util-linux (`make deps` does)");
         Path file = dir.resolve("area");
         try (var f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
             f.setLength(64L * 4096);

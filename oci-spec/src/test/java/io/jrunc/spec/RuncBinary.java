@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 /** The real runc, for tests that compare against it. CI installs it (apt-get install runc). */
 final class RuncBinary {
 
-    static final String MISSING = "runc is not installed (apt-get install -y runc); skipping the comparison with it";
+    static final String MISSING = "runc, which these tests compare with: install the Debian package runc (`make deps` does)";
 
     private static final Pattern VERSION = Pattern.compile("runc version (\\d+)\\.(\\d+)");
 

@@ -1,10 +1,10 @@
 package io.jrunc.spec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.testsupport.Requirements;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +24,7 @@ class RuncCompatibilityTest {
     @BeforeEach
     void findRunc() {
         runc = RuncBinary.find().orElse(null);
-        assumeTrue(runc != null, RuncBinary.MISSING);
+        Requirements.require(runc != null, RuncBinary.MISSING);
     }
 
     @Test

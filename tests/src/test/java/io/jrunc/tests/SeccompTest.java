@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.UnixSockets;
+import io.jrunc.testsupport.HostLimitation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -215,11 +215,11 @@ class SeccompTest {
      */
     @Test
     void a32BitSyscallIsDecidedByTheX86Rules(Sandbox sb) throws Exception {
-        assumeTrue(Files.exists(Path.of("/proc/sys/abi/vsyscall32")), "kernel without IA-32 emulation");
+        HostLimitation.skipUnless(Files.exists(Path.of("/proc/sys/abi/vsyscall32")), "kernel without IA-32 emulation");
         // This session's host kernel (6.18 in a VM) has IA-32 emulation configured but off: a 32-bit
         // program gets ENOEXEC and an int 0x80 from a 64-bit one SIGSEGV, so no 32-bit syscall can be
         // made at all. The same case then runs in the qemu guest (JruncGuestTest).
-        assumeTrue(runs32BitPrograms(sb), "this kernel has IA-32 emulation configured but refuses to run a 32-bit"
+        HostLimitation.skipUnless(runs32BitPrograms(sb), "this kernel has IA-32 emulation configured but refuses to run a 32-bit"
                 + " program (execve: Exec format error), as some VM hosts' kernels do; JruncGuestTest runs this case");
         ObjectNode p = profile("SCMP_ACT_ALLOW", "SCMP_ARCH_X86_64", "SCMP_ARCH_X86");
         rule(p, "SCMP_ACT_ERRNO", "mkdir").put("errnoRet", 13);

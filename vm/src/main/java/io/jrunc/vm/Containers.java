@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.pb.v1.CloseStdinRequest;
 import io.jrunc.agent.api.pb.v1.ContainerInfo;
 import io.jrunc.agent.api.pb.v1.ContainerState;
 import io.jrunc.agent.api.pb.v1.ContainerStatsRequest;
@@ -110,6 +111,7 @@ public final class Containers {
 
         PodRecord pod;
         ContainerRecord record;
+        StateRoot.Held creating;
         try (AutoCloseable ignored = root.lock()) {
             root.container(name).ifPresent(c -> {
                 throw new NameTaken("the container name \"" + name + "\" is already in use (pod " + c.pod() + ")");
@@ -125,6 +127,8 @@ public final class Containers {
                         name).withSwap(anonymousSwap));
                 root.write(pod);
             }
+            // held to the end of this call: `pod prune` leaves the pod alone while it is not booted yet
+            creating = root.creating(pod.name());
             record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), Names.serial(), spec.args(),
                     System.currentTimeMillis(), "creating", 0);
             root.write(record);
@@ -141,7 +145,7 @@ public final class Containers {
 
         Path dir = root.containerDir(pod.name(), name);
         Pods.Before before = null;
-        try {
+        try (creating) {
             byte[] configBytes = SpecBuilder.toBytes(config);
             Files.write(dir.resolve("config.json"), configBytes);
             if (!pods.running(pod)) {
@@ -248,13 +252,48 @@ public final class Containers {
     }
 
     /** Starts a created container; one of a stopped pod boots the pod (its other containers stay stopped). */
-    public void start(String name) throws VmException {
+    public void start(String name, boolean stdinAttached) throws VmException {
         ContainerRecord c = require(name);
         try (AgentClient monitor = pods.start(c.pod())) {
             monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(name).build(), Duration.ofSeconds(60));
             root.write(c.withState("running", 0));
+            if (!stdinAttached) {
+                closeStdinUnlessTerminal(root, monitor, c, timeouts.query());
+            }
         } catch (RpcException e) {
             throw agentError("start " + name, e);
+        }
+    }
+
+    /**
+     * A process no caller writes to reads end of file at once, as podman's containers without -i read
+     * /dev/null: the guest gives every process a stdin pipe, and a `cat` left holding an open one would
+     * never end. A terminal's input stays open (podman's -t without -i): closing it would send the
+     * terminal's end-of-file character instead.
+     */
+    static void closeStdinUnlessTerminal(StateRoot root, AgentClient monitor, ContainerRecord c, Duration timeout)
+            throws VmException {
+        if (terminal(root, c)) {
+            return;
+        }
+        try {
+            monitor.call(AgentMethods.Processes.CLOSE_STDIN, CloseStdinRequest.newBuilder()
+                    .setProcess(ProcessRef.newBuilder().setContainerId(c.name())).build(), timeout);
+        } catch (RpcException e) {
+            if (e.code() != Code.NOT_FOUND && e.code() != Code.FAILED_PRECONDITION) {
+                throw agentError("start " + c.name(), e);
+            }
+            // a process that already ended
+        }
+    }
+
+    /** Whether the container's process has a terminal (its built spec's process.terminal). */
+    static boolean terminal(StateRoot root, ContainerRecord c) throws VmException {
+        Path config = root.containerDir(c.pod(), c.name()).resolve("config.json");
+        try {
+            return JSON.readTree(config.toFile()).path("process").path("terminal").asBoolean(false);
+        } catch (IOException e) {
+            throw new VmException("container " + c.name() + ": cannot read " + config + ": " + e.getMessage(), e);
         }
     }
 

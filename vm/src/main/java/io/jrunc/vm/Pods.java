@@ -228,6 +228,7 @@ public final class Pods {
                 monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(c.name()).build(),
                         Duration.ofSeconds(60));
                 root.write(c.withState("running", 0));
+                Containers.closeStdinUnlessTerminal(root, monitor, c, Duration.ofSeconds(30));
                 started.add(c.name());
             }
         } catch (RpcException e) {
@@ -383,9 +384,19 @@ public final class Pods {
     public List<String> prune(boolean all) throws VmException {
         List<String> removed = new ArrayList<>();
         for (PodRecord pod : root.pods()) {
-            if ((all || pod.anonymous()) && !active(pod)) {
-                remove(pod.name(), true, Duration.ZERO);
-                removed.add(pod.name());
+            if (!all && !pod.anonymous()) {
+                continue;
+            }
+            // a pod a create is filling is not idle, booted or not (an anonymous pod exists before its VM)
+            java.util.Optional<StateRoot.Held> claim = root.tryClaim(pod.name());
+            if (claim.isEmpty()) {
+                continue;
+            }
+            try (StateRoot.Held held = claim.get()) {
+                if (!active(pod)) {
+                    remove(pod.name(), true, Duration.ZERO);
+                    removed.add(pod.name());
+                }
             }
         }
         return removed;

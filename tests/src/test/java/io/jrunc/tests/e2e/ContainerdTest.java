@@ -3,8 +3,8 @@ package io.jrunc.tests.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrunc.testsupport.Requirements;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -208,8 +208,7 @@ class ContainerdTest {
     /** --tty: the shim passes --console-socket and reads the pty master jrunc sends over it. */
     @Test
     void ttyRunGetsAPseudoTerminal() {
-        assumeTrue(E2eHost.which("script") != null,
-                "script (bsdutils) gives ctr the terminal --tty needs");
+        Requirements.requireCommands("bsdutils", "script"); // gives ctr the terminal --tty needs
         // ctr --tty puts its own stdin in raw mode, so it needs a terminal: script provides one.
         String line = String.join(" ", ctrRun("tty1", List.of("--rm", "--tty"),
                 "sh", "-c", "'tty; echo tty ok; exit 2'"));

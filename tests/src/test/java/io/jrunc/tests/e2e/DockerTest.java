@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrunc.testsupport.Requirements;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -65,7 +65,7 @@ class DockerTest {
     void startDockerd() throws Exception {
         E2eHost.requireRootAndCommands("docker.io (with containerd)", "dockerd", "containerd",
                 "containerd-shim-runc-v2", "tar");
-        assumeTrue(Files.isExecutable(DOCKER), "skipped: no " + DOCKER + "; install the Debian package docker.io");
+        Requirements.require(Files.isExecutable(DOCKER), DOCKER + ": install the Debian package docker.io (`make deps` does)");
         jrunc = E2eHost.jrunc();
         pluginSocketsExisted = Files.exists(PLUGIN_SOCKETS);
         work = Files.createTempDirectory("jt-docker-");

@@ -1,9 +1,9 @@
 package io.jrunc.tests.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrunc.bindings.FileTrees;
+import io.jrunc.testsupport.Requirements;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -41,45 +41,18 @@ final class E2eHost {
     }
 
     /**
-     * Skips the test class unless it runs as root with every command on PATH. CI installs the
-     * packages with `make deps`, so a skip there means the Makefile lost them.
+     * Root, every command on PATH and a static busybox, or the test class fails under CI=true (`make deps`
+     * installs the packages, so a missing one there means the Makefile lost it) and skips elsewhere.
      */
     static void requireRootAndCommands(String packages, String... commands) {
-        assumeTrue(isRoot(), "end-to-end tests drive real container engines and need root");
-        List<String> missing = new ArrayList<>();
-        for (String c : commands) {
-            if (which(c) == null) {
-                missing.add(c);
-            }
-        }
-        assumeTrue(missing.isEmpty(), "skipped: " + missing + " not on PATH; install the Debian packages "
-                + packages + " (`make deps` does)");
-        assumeTrue(staticBusybox() != null, "skipped: no statically linked /bin/busybox; install busybox-static");
+        Requirements.requireRoot("end-to-end tests drive real container engines");
+        Requirements.requireCommands(packages, commands);
+        Requirements.require(staticBusybox() != null, "a statically linked /bin/busybox: install the Debian package"
+                + " busybox-static (`make deps` does)");
     }
 
     static Path which(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
-            Path p = Path.of(dir.isEmpty() ? "." : dir, command);
-            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        for (String dir : List.of("/usr/sbin", "/usr/bin", "/sbin", "/bin")) {
-            Path p = Path.of(dir, command);
-            if (Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        return null;
-    }
-
-    private static boolean isRoot() {
-        try {
-            return Files.readAllLines(Path.of("/proc/self/status")).stream()
-                    .filter(l -> l.startsWith("Uid:")).anyMatch(l -> l.split("\\s+")[1].equals("0"));
-        } catch (IOException e) {
-            return false;
-        }
+        return Requirements.which(command).orElse(null);
     }
 
     /** busybox-static's binary, or null if /bin/busybox is missing or dynamically linked (has PT_INTERP). */

@@ -1,12 +1,12 @@
 package io.jrunc.tests.vm;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.pb.v1.*;
+import io.jrunc.testsupport.Requirements;
 import io.jrunc.ttrpc.ByteStream;
 import io.jrunc.ttrpc.ClientOptions;
 import io.jrunc.ttrpc.Code;
@@ -39,7 +39,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * `make vm-image` built, shared by every case in order, driven from the host with the protocol's
  * AgentClient over qemu's virtio-serial chardev socket. Containers' root filesystem: a busybox ext4
  * image made here with mkfs.ext4 -d, attached read-only as virtio-blk with serial "rootfs0".
- * Skipped unless -Djrunc.vm.image names the image directory.
+ * The image: -Djrunc.vm.image, else build/vm-image (VmHost); without it, qemu, busybox-static or
+ * e2fsprogs the class fails under CI=true and skips elsewhere, naming what is missing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -56,9 +57,11 @@ class AgentVmTest {
 
     @BeforeAll
     void boot() throws Exception {
-        String image = System.getProperty("jrunc.vm.image", "");
-        assumeTrue(!image.isEmpty(), "no -Djrunc.vm.image (make test-agent sets it)");
-        Path dir = Path.of(image);
+        VmHost.requireImage();
+        VmHost.requireQemu();
+        VmHost.requireBusybox();
+        Requirements.requireCommands("e2fsprogs", "mkfs.ext4");
+        Path dir = VmHost.IMAGE;
         work = Files.createTempDirectory("agent-vm");
         Path rootfs = work.resolve("rootfs");
         run(List.of(Path.of(System.getProperty("user.dir")).getParent().resolve("scripts/busybox-rootfs.sh")

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
@@ -20,6 +19,8 @@ import io.jrunc.spec.LinuxDeviceCgroup;
 import io.jrunc.spec.LinuxMemory;
 import io.jrunc.spec.LinuxPids;
 import io.jrunc.spec.LinuxResources;
+import io.jrunc.testsupport.HostLimitation;
+import io.jrunc.testsupport.Requirements;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,11 +54,11 @@ class CgroupV2GuestTest {
 
     @BeforeEach
     void setUp(TestInfo test) throws Exception {
-        assumeTrue(Files.readAllLines(Path.of("/proc/self/status")).contains("Uid:\t0\t0\t0\t0"), "cgroups need root");
+        Requirements.requireRoot("cgroups");
         if (Boolean.getBoolean("jrunc.vm")) {
             assertEquals(CgroupMode.UNIFIED, CgroupMode.detect(), "the VM's kernel mounts cgroup2 only");
         } else {
-            assumeTrue(CgroupMode.detect() == CgroupMode.UNIFIED, "pure cgroup v2 only (the test VM)");
+            HostLimitation.skipUnless(CgroupMode.detect() == CgroupMode.UNIFIED, "pure cgroup v2 only (the test VM)");
         }
         String name = test.getTestMethod().orElseThrow().getName();
         cgroup = Cgroup.create(CgroupsPath.of("/" + PARENT + "/" + name, "unused"));

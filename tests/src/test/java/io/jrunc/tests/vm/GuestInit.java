@@ -90,11 +90,19 @@ public final class GuestInit {
     }
 
     private static int runTests(String[] classNames, StringBuilder results) throws IOException {
+        // a listed class the guest cannot load fails the run, named, before any test runs
+        List<String> absent = Stream.of(classNames).filter(name -> !loadable(name)).toList();
+        if (classNames.length == 0 || !absent.isEmpty()) {
+            results.append("JRUNC-VM-ERROR ").append(classNames.length == 0 ? "no test class given"
+                    : "no such test class in the guest: " + String.join(", ", absent)).append('\n');
+            return 1;
+        }
         Path reports = Path.of("/tmp/reports");
         Files.createDirectories(reports);
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(Stream.of(classNames).map(DiscoverySelectors::selectClass).toList())
-                .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false")
+                // io.jrunc.testsupport.ClassSkips: a class skipped from @BeforeAll shows as skips of its tests
+                .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
                 // a hung test fails alone instead of running into the host's timeout, which loses every result
                 .configurationParameter("junit.jupiter.execution.timeout.default", "180 s")
                 .build();
@@ -128,6 +136,15 @@ public final class GuestInit {
                 s.getContainersFailedCount(), seconds));
         boolean ok = s.getTotalFailureCount() == 0 && s.getTestsSucceededCount() > 0;
         return ok ? 0 : 1;
+    }
+
+    private static boolean loadable(String className) {
+        try {
+            Class.forName(className, false, GuestInit.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** One line per finished test on the console, with its time: the log the host shows. */

@@ -2,10 +2,10 @@ package io.jrunc.tests.vm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.testsupport.HostLimitation;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,7 +32,9 @@ class JruncGuestTest {
     @BeforeEach
     void setUp() throws IOException {
         binary = Path.of(System.getProperty("jrunc.vm.binary", "/bin/jrunc"));
-        assumeTrue(Boolean.getBoolean("jrunc.vm") && Files.isExecutable(binary), "runs in the test VM");
+        HostLimitation.skipUnless(Boolean.getBoolean("jrunc.vm"), "runs in the test VM (make test-vm) only");
+        assertTrue(Files.isExecutable(binary), binary + " is missing in the guest: scripts/vm-test.sh makes it from"
+                + " the lib directory's jrunc-runtime-*.jar");
     }
 
     private record Run(int exit, String output) {

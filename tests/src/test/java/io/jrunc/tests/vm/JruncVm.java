@@ -50,8 +50,18 @@ final class JruncVm {
         return cmd;
     }
 
-    Result run(String stdin, Map<String, String> env, String... args) throws IOException, InterruptedException {
+    /**
+     * A jrunc-vm call with this root, ready to start: the image the tests checked for is the one
+     * jrunc-vm boots ($JRUNC_VM_IMAGE, first in its search path).
+     */
+    ProcessBuilder builder(String... args) {
         ProcessBuilder pb = new ProcessBuilder(command(args));
+        pb.environment().put("JRUNC_VM_IMAGE", VmHost.IMAGE.toString());
+        return pb;
+    }
+
+    Result run(String stdin, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        ProcessBuilder pb = builder(args);
         pb.environment().putAll(env);
         Path out = Files.createTempFile(work, "out", ".txt");
         Path err = Files.createTempFile(work, "err", ".txt");
@@ -71,7 +81,7 @@ final class JruncVm {
 
     /** Starts jrunc-vm without waiting (its output discarded), for a call that blocks, as `run` does. */
     Process start(String... args) throws IOException {
-        return new ProcessBuilder(command(args)).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+        return builder(args).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 

@@ -3,7 +3,6 @@ package io.jrunc.tests.vm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -28,7 +27,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The hogs write /dev/urandom into the container's /tmp (a tmpfs: its pages are charged to the
  * container's memory cgroup and can go to swap); random data, because newer kernels keep zero-filled
  * pages out of swap. The figures of docs/PERFORMANCE.md are printed with the prefix "swap-figure:".
- * Skipped, saying why, like PodVmTest.
+ * Needs what PodVmTest needs (VmHost).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SwapVmTest {
@@ -48,15 +47,7 @@ class SwapVmTest {
 
     @BeforeAll
     static void setUp() throws IOException {
-        String skip = !Files.isRegularFile(IMAGE.resolve("vmlinuz"))
-                ? "no VM image in " + IMAGE + ": `make vm-image` builds it (with the guest agent); these tests boot it"
-                : !Files.isExecutable(JruncVm.BIN) ? "no " + JruncVm.BIN + ": `make build` makes it"
-                : !Files.isExecutable(Path.of("/bin/busybox")) ? "busybox-static is not installed (the containers' rootfs)"
-                : null;
-        if (skip != null) {
-            System.err.println("SwapVmTest skipped: " + skip);
-        }
-        assumeTrue(skip == null, skip);
+        VmHost.requirePods();
         work = Files.createTempDirectory("jrunc-vm-swap");
         vm = new JruncVm(work);
         root = vm.root();

@@ -100,6 +100,15 @@ final class Attach {
             } catch (RpcException e) {
                 throw ContainersErrors.of("exec " + c.name(), e);
             }
+            if (!stdin && !tty) {
+                // without -i the exec reads end of file at once (podman's /dev/null), never a pipe left open
+                try {
+                    monitor.call(AgentMethods.Processes.CLOSE_STDIN, CloseStdinRequest.newBuilder().setProcess(ref).build(),
+                            Duration.ofSeconds(30));
+                } catch (RpcException e) {
+                    // an exec that already ended; Wait reports it
+                }
+            }
             Thread to = Thread.ofVirtual().start(() -> copyOutput(monitor, ref, OutputStream.OUTPUT_STREAM_STDOUT, Main.Output.out));
             Thread te = Thread.ofVirtual().start(() -> copyOutput(monitor, ref, OutputStream.OUTPUT_STREAM_STDERR, Main.Output.err));
             if (stdin) {

@@ -87,7 +87,7 @@ final class ContainerCommands {
             ContainerRecord c = containers.create(spec());
             int code;
             try {
-                containers.start(c.name());
+                containers.start(c.name(), interactive);
                 code = Attach.container(containers, c, interactive, tty);
             } finally {
                 if (rm) {
@@ -105,7 +105,7 @@ final class ContainerCommands {
 
         @Override
         public Integer call() throws VmException {
-            containers().start(name);
+            containers().start(name, false);
             Main.Output.out.println(name);
             return 0;
         }

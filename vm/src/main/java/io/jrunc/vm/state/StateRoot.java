@@ -26,6 +26,7 @@ import java.util.Optional;
  * ROOT/pods/P/pod.json                       PodRecord
  * ROOT/pods/P/monitor.sock                   the pod monitor's ttRPC socket (CLI clients)
  * ROOT/pods/P/monitor.lock                   flock held by the live monitor for its whole life
+ * ROOT/pods/P/create.lock                    flock held shared by each create into the pod, for its whole call
  * ROOT/pods/P/qmp.sock, agent.sock           qemu's QMP and the agent port's chardev (the monitor's alone)
  * ROOT/pods/P/console.log, monitor.log       the VM's serial console; the monitor's own log and qemu's stderr
  * ROOT/pods/P/containers/C/container.json    ContainerRecord
@@ -77,6 +78,56 @@ public final class StateRoot {
         }
     }
 
+    /** A lock held until closed. */
+    public interface Held extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Holds a shared lock on the pod's create.lock until closed: a create into the pod is under way.
+     * Any number of creates share it; {@link #tryClaim} cannot have it meanwhile. The kernel drops the
+     * lock of a call that dies, so a killed create never blocks anyone.
+     */
+    public Held creating(String pod) throws VmException {
+        return podLock(pod, true).orElseThrow(() -> new VmException("pod \"" + pod + "\" is being removed"));
+    }
+
+    /**
+     * The pod's create.lock held exclusively until closed, or empty while a create into the pod is
+     * under way: what `pod prune` takes before it removes a pod that looks idle, so that a pod a create
+     * has just made and not booted yet is never pruned from under it.
+     */
+    public java.util.Optional<Held> tryClaim(String pod) throws VmException {
+        return podLock(pod, false);
+    }
+
+    private java.util.Optional<Held> podLock(String pod, boolean shared) throws VmException {
+        Path file = podDir(pod).resolve("create.lock");
+        try {
+            Files.createDirectories(file.getParent());
+            // read and write: a shared lock needs a readable channel, an exclusive one a writable one
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            FileLock lock = channel.tryLock(0, Long.MAX_VALUE, shared);
+            if (lock == null) {
+                channel.close();
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(() -> {
+                try {
+                    channel.close(); // releases the lock
+                } catch (IOException ignored) {
+                    // the lock goes with the descriptor anyway
+                }
+            });
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return java.util.Optional.empty(); // held in this JVM (an in-process test's other call)
+        } catch (IOException e) {
+            throw new VmException("cannot lock " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     public List<PodRecord> pods() throws VmException {
         List<PodRecord> pods = new ArrayList<>();
         for (String name : names(root.resolve("pods"))) {
@@ -89,8 +140,19 @@ public final class StateRoot {
         return read(podDir(name).resolve("pod.json"), PodRecord.class);
     }
 
+    /** Writes pod.json; a new pod gets its create.lock with it, so that no create adds a file to the pod. */
     public void write(PodRecord pod) throws VmException {
         write(podDir(pod.name()).resolve("pod.json"), pod);
+        Path lock = podDir(pod.name()).resolve("create.lock");
+        try {
+            if (!Files.exists(lock)) {
+                Files.createFile(lock);
+            }
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            // made by a racing call
+        } catch (IOException e) {
+            throw new VmException("cannot create " + lock + ": " + e.getMessage(), e);
+        }
     }
 
     public List<ContainerRecord> containers(String pod) throws VmException {

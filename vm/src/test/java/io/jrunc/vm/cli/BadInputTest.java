@@ -268,6 +268,13 @@ class BadInputTest {
         assertTrue(refusedRm.err().contains("\"named\"") && refusedRm.err().contains("-f"), refusedRm.err());
         assertTrue(state.container("kept").isPresent());
 
+        // a pod a create is filling (an anonymous pod exists before its VM does) is not pruned
+        try (StateRoot.Held creating = state.creating("anon-1")) {
+            Result busy = run("pod", "prune");
+            assertEquals("", busy.out(), busy.err());
+            assertTrue(state.pod("anon-1").isPresent(), "pruned from under its create");
+        }
+
         // prune takes anonymous pods only, unless --all
         Result prune = run("pod", "prune");
         assertEquals("anon-1\n", prune.out(), prune.err());
