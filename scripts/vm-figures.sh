@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pod VM's figures for docs/PERFORMANCE.md (issue 9 section 5), ROUNDS rounds, interleaved:
+# The pod VM's figures for docs/PERFORMANCE.md, ROUNDS rounds, interleaved:
 #   agent: a pod booted by jrunc-vm: kernel start to the agent's "ready for requests" (its console),
 #          the agent's resident memory at ready, and per container (CONTAINERS per pod) the in-guest
 #          create and start times the agent logs for the API's Create and Start, with the CLI's wall time

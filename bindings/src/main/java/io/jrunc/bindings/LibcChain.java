@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A chain of libc calls run by a child process that executes no Java (process-model.md section 3).
+ * A chain of libc calls run by a child process that executes no Java (docs/runtime.md, "create, stage by stage").
  * Each step is a ucontext made with getcontext + makecontext whose uc_link names the next step; the
  * child is created with clone(setcontext, stack, flags, firstContext) and ends with _exit(0), never
  * exit() (its memory is the JVM's). The return values of the steps are not seen: whoever uses a chain

@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
  * Credentials of the calling thread only. glibc's setresuid/setresgid/setgroups broadcast the change
  * to every thread of the process (POSIX says credentials are per process), which would drop the whole
  * JVM to the container's user; the raw system calls change just the calling thread, and a process
- * spawned by that thread inherits them (process-model.md, section 1).
+ * spawned by that thread inherits them (docs/runtime.md).
  */
 public final class ThreadCredentials {
     private ThreadCredentials() {}

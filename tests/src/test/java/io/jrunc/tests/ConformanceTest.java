@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The runtime-spec MUSTs the runtime-tools validation suite found broken (issue 8), asserted from
+ * The runtime-spec MUSTs the runtime-tools validation suite found broken, asserted from
  * inside the container or from the kernel's cgroup files, each compared with runc where runc is right.
  */
 @ExtendWith(JruncExtension.class)

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Nothing a user types crashes jrunc (issue 8): every failure is one error line in runc's shape, with
+ * Nothing a user types crashes jrunc: every failure is one error line in runc's shape, with
  * a non-zero exit, never a Java stack trace or an OutOfMemoryError, and nothing is left behind.
  */
 @ExtendWith(JruncExtension.class)

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A create killed with SIGKILL at any moment leaves nothing once {@code delete --force ID} has run: no
- * cgroup in any hierarchy, mount, process, FIFO or state directory (issue 8). SIGKILL runs no undo, so
+ * cgroup in any hierarchy, mount, process, FIFO or state directory. SIGKILL runs no undo, so
  * this is what create's journal (ROOT/ID/creating.json) and delete make true.
  */
 @ExtendWith(JruncExtension.class)

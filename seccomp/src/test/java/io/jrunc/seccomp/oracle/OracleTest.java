@@ -837,7 +837,7 @@ class OracleTest {
     /** The native architectures jrunc claims besides x86-64, each emulated through libseccomp's translation. */
     private static final List<Arch> OTHER_HOSTS = List.of(Arch.AARCH64, Arch.ARM);
 
-    /** Random profiles of the default seed allowed to differ from runc's decisions: none (issue 7). */
+    /** Random profiles of the default seed allowed to differ from runc's decisions: none. */
     private static final int KNOWN_RANDOM_MISMATCHES = 0;
 
     private static void report(String what, Tally tally) {

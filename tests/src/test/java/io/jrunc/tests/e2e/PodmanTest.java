@@ -285,7 +285,7 @@ class PodmanTest {
     /**
      * The mounts of podman's own bundle (a volume, /proc, /dev, /sys and the submounts, the files podman
      * binds, cgroups) are listed in the container's mountinfo in the config's order,
-     * and a working directory on the volume is the volume (issue 8: mounts in the listed order). Before
+     * and a working directory on the volume is the volume (mounts in the listed order). Before
      * the redesign /proc came last.
      */
     @Test

@@ -134,7 +134,7 @@ class JruncGuestTest {
     }
 
     /**
-     * A 32-bit syscall (int 0x80, i386 numbers) is decided by the profile's x86 section (issue 7), here
+     * A 32-bit syscall (int 0x80, i386 numbers) is decided by the profile's x86 section, here
      * because the host's kernel makes no 32-bit syscall at all (SeccompTest skips there): mkdir denied
      * with EACCES for x86 and EPERM for x86-64; without x86 in the filter, the 32-bit call is a foreign
      * architecture and the process dies of SIGSYS (the shell reports 128+31). The program is the static

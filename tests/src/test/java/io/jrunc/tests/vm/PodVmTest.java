@@ -51,9 +51,9 @@ class PodVmTest {
     static final Path IMAGE = VmHost.IMAGE;
     static final String POD = "e2e-pod";
     static final long POD_MEMORY = 256L << 20;
-    /** The pod's memory less 3% (issue 9 section 3): what the guest must have available at ready. */
+    /** The pod's memory less 3%: what the guest must have available at ready. */
     static final long POD_MEMORY_FLOOR = POD_MEMORY * 97 / 100;
-    /** The agent's cgroup, which no create, exec or OOM may change (issue 9 section 4 item 5). */
+    /** The agent's cgroup, which no create, exec or OOM may change. */
     static final String AGENT_CGROUP = "0::/agent";
 
     static Path work;
@@ -240,7 +240,7 @@ class PodVmTest {
     @Test
     @Order(4)
     void thePodsMemoryIsItsContainers() throws Exception {
-        // issue 9 section 3: at ready the guest has at least the pod's memory less 3% available, and a
+        // at ready the guest has at least the pod's memory less 3% available, and a
         // container can take that much (non-zero data: a kernel may keep zero-filled pages apart)
         assertTrue(memAvailableAtReady >= POD_MEMORY_FLOOR, "MemAvailable at ready " + memAvailableAtReady
                 + " < " + POD_MEMORY_FLOOR + " (the pod's 256 MiB less 3%)");
