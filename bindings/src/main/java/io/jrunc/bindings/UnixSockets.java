@@ -85,6 +85,32 @@ public final class UnixSockets {
                 MemorySegment.NULL, SOCK_CLOEXEC);
     }
 
+    /**
+     * {@link #accept(int)}, waiting at most {@code timeoutMillis} for a connection; after that an
+     * ErrnoException with ETIMEDOUT. For a listener whose client is another process's code: a client
+     * that never comes must not hold the caller for ever.
+     */
+    public static int accept(int listener, int timeoutMillis) {
+        awaitReadable(listener, timeoutMillis, "accept4");
+        return accept(listener);
+    }
+
+    /**
+     * {@link #receiveWithFd(int, int)}, waiting at most {@code timeoutMillis} for the message; after
+     * that an ErrnoException with ETIMEDOUT, and the socket is left as it was.
+     */
+    public static Received receiveWithFd(int socket, int maxData, int timeoutMillis) {
+        awaitReadable(socket, timeoutMillis, "recvmsg");
+        return receiveWithFd(socket, maxData);
+    }
+
+    /** Returns once {@code fd} is readable or hung up (the call that follows then answers at once). */
+    private static void awaitReadable(int fd, int timeoutMillis, String call) {
+        if (FileDescriptors.poll(fd, FileDescriptors.POLLIN, timeoutMillis) == 0) {
+            throw new ErrnoException(call, Errno.ETIMEDOUT, "fd " + fd + " (nothing within " + timeoutMillis + " ms)");
+        }
+    }
+
     /** {a, b}: a connected pair. */
     public static int[] pair(int type) {
         try (Arena arena = Arena.ofConfined()) {

@@ -219,6 +219,30 @@ class FacadeKernelTest {
     }
 
     @Test
+    void aDescriptorThatNeverComesTimesOut(@TempDir Path dir) {
+        int[] pair = UnixSockets.pair(UnixSockets.SOCK_STREAM);
+        int listener = UnixSockets.listen(dir.resolve("l.sock").toString());
+        try {
+            long t0 = System.nanoTime();
+            ErrnoException e = assertThrows(ErrnoException.class, () -> UnixSockets.receiveWithFd(pair[1], 4096, 200));
+            assertTrue(e.is(Errno.ETIMEDOUT), e.getMessage());
+            e = assertThrows(ErrnoException.class, () -> UnixSockets.accept(listener, 200));
+            assertTrue(e.is(Errno.ETIMEDOUT), e.getMessage());
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(millis >= 400 && millis < 5_000, millis + " ms");
+            // what does come within the limit is received as without one
+            UnixSockets.sendWithFd(pair[0], "x".getBytes(StandardCharsets.UTF_8), pair[0]);
+            UnixSockets.Received received = UnixSockets.receiveWithFd(pair[1], 4096, 200);
+            assertTrue(received.fd() >= 0);
+            FileDescriptors.close(received.fd());
+        } finally {
+            FileDescriptors.closeQuietly(listener);
+            FileDescriptors.closeQuietly(pair[0]);
+            FileDescriptors.closeQuietly(pair[1]);
+        }
+    }
+
+    @Test
     void capabilitiesAreTheThreadsSets() throws Exception {
         Capabilities.Sets sets = onThread(Capabilities::get);
         Capabilities.Sets here = Capabilities.get();

@@ -1,9 +1,12 @@
 package io.jrunc.vminit;
 
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.UnixSockets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * The console socket protocol (go-runc's: the pty's name as data, its master as SCM_RIGHTS) with the
@@ -12,6 +15,12 @@ import java.nio.file.Path;
  * end); exec takes a path, so a listener is made for it.
  */
 final class ConsoleHandoff implements AutoCloseable {
+    /**
+     * How long the agent waits for the master. The runtime sends it before create or exec returns, so
+     * it is there at once; the limit is for a runtime that never sends, which must not hold the call
+     * (and the container's process it made) for ever.
+     */
+    static final Duration LIMIT = Duration.ofSeconds(10);
     private static final Path SOCKETS = Path.of("/run/jrunc-vminit/console");
     private final int runtimeEnd;
     private final int agentEnd;
@@ -31,8 +40,12 @@ final class ConsoleHandoff implements AutoCloseable {
 
     /** For exec: a listening socket at {@link #path()}. */
     static ConsoleHandoff listener(String name) throws java.io.IOException {
-        Files.createDirectories(SOCKETS);
-        Path path = SOCKETS.resolve(name + ".sock");
+        return listener(SOCKETS, name);
+    }
+
+    static ConsoleHandoff listener(Path directory, String name) throws java.io.IOException {
+        Files.createDirectories(directory);
+        Path path = directory.resolve(name + ".sock");
         Files.deleteIfExists(path);
         return new ConsoleHandoff(-1, UnixSockets.listen(path.toString()), path);
     }
@@ -45,25 +58,43 @@ final class ConsoleHandoff implements AutoCloseable {
         return path;
     }
 
-    /** The pty master the runtime sent (blocks until it has). */
+    /** The pty master the runtime sent, waiting at most {@link #LIMIT}. */
     int receiveMaster() {
+        return receiveMaster(LIMIT);
+    }
+
+    /**
+     * The pty master the runtime sent, waiting at most {@code limit} for the connection (exec) and the
+     * message together; IllegalStateException saying what did not come.
+     */
+    int receiveMaster(Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
         int socket = agentEnd;
         boolean accepted = false;
-        if (path != null) {
-            socket = UnixSockets.accept(agentEnd);
-            accepted = true;
-        }
         try {
-            UnixSockets.Received received = UnixSockets.receiveWithFd(socket, 4096);
+            if (path != null) {
+                socket = UnixSockets.accept(agentEnd, millisLeft(deadline));
+                accepted = true;
+            }
+            UnixSockets.Received received = UnixSockets.receiveWithFd(socket, 4096, millisLeft(deadline));
             if (received.fd() < 0) {
                 throw new IllegalStateException("the runtime sent no terminal");
             }
             return received.fd();
+        } catch (ErrnoException e) {
+            if (e.is(Errno.ETIMEDOUT)) {
+                throw new IllegalStateException("the runtime sent no terminal within " + limit.toMillis() + " ms");
+            }
+            throw e;
         } finally {
             if (accepted) {
                 FileDescriptors.closeQuietly(socket);
             }
         }
+    }
+
+    private static int millisLeft(long deadline) {
+        return (int) Math.max(0, Math.min(Integer.MAX_VALUE, (deadline - System.nanoTime()) / 1_000_000));
     }
 
     @Override

@@ -17,7 +17,7 @@ final class ContainerRecord {
     volatile ManagedProcess init;
     volatile long startedAt;
     volatile boolean started;
-    final Map<String, ManagedProcess> execs = new ConcurrentHashMap<>();
+    final Map<String, ExecEntry> execs = new ConcurrentHashMap<>();
 
     ContainerRecord(String id, String serial, Path bundle, List<Path> mounts) {
         this.id = id;

@@ -59,7 +59,7 @@ final class ContainerService {
     /**
      * The runtime library's update, as `jrunc update` runs it: the change merged into the resources in
      * force (a swap-only change is converted against the stored memory limit), then converted to
-     * memory.swap.max (the OCI total minus memory, shared/reference/anchors.md B1/B2) and written.
+     * memory.swap.max (the OCI total minus memory, as runc converts it) and written.
      */
     private UpdateContainerResponse update(UpdateContainerRequest r) throws RpcException {
         ContainerRecord rec = store.get(r.getId());
@@ -88,12 +88,14 @@ final class ContainerService {
             throw new RpcException(Code.INVALID_ARGUMENT, "rootfs.serial: must be set");
         }
         ContainerSpecs.Rewritten config = ContainerSpecs.rewrite(r.getOciConfig().toByteArray(), id, pod.hostname, pod.files);
+        boolean noPivot = RootSwitch.noPivot(r.getNoPivot());
         store.reserve(id);
         Path bundle = ContainerStore.BUNDLES.resolve(id);
         List<Path> mounts = List.of();
         ProcessIo io = null;
         ConsoleHandoff console = null;
         boolean created = false;
+        int pid = -1;
         long t0 = System.nanoTime();
         try {
             Path device;
@@ -121,11 +123,9 @@ final class ContainerService {
             // a terminal's pty is made inside the container and its master sent back over a socket
             console = terminal ? ConsoleHandoff.pair() : null;
             io = terminal ? null : ProcessIo.pipes(id);
-            int pid;
-            // noPivot only if the agent could not leave the initramfs as its root (RootSwitch), which
-            // pivot_root(2) refuses: the runtime then moves the root over / and chroots (runc --no-pivot).
+            // noPivot only when the create asks (runc's --no-pivot); else pivot_root, whose failure fails it
             try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id,
-                    bundle, null, null, !RootSwitch.pivotable(), false, 0, terminal ? console.runtimeEnd() : -1,
+                    bundle, null, null, noPivot, false, 0, terminal ? console.runtimeEnd() : -1,
                     terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio(), ChildCgroupEntry.CHILD_MOVED), false, spec)) {
                 pid = container.state().pid();
             } catch (ContainerException e) {
@@ -135,8 +135,9 @@ final class ContainerService {
                     io.closeChildEnds();
                 }
             }
+            // From here the container's process exists: a failure below kills and deletes it (finally).
             if (terminal) {
-                io = ProcessIo.terminal(id, console.receiveMaster());
+                io = ProcessIo.terminal(id, receiveMaster(console, id));
             }
             ContainerRecord rec = new ContainerRecord(id, r.getRootfs().getSerial(), bundle, mounts);
             rec.init = new ManagedProcess(id, "", pid, io, reaper);
@@ -149,6 +150,9 @@ final class ContainerService {
                 console.close();
             }
             if (!created) {
+                if (pid > 0) {
+                    discard(id, pid);
+                }
                 if (io != null) {
                     io.close();
                 }
@@ -157,6 +161,31 @@ final class ContainerService {
                 store.release(id);
             }
         }
+    }
+
+    /** The pty master of a process with a terminal, within the handoff's limit, as an RpcException if not. */
+    static int receiveMaster(ConsoleHandoff console, String process) throws RpcException {
+        try {
+            return console.receiveMaster();
+        } catch (IllegalStateException | ErrnoException e) {
+            throw new RpcException(Code.INTERNAL, process + ": the terminal: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A container the runtime made whose create then failed in the agent (the terminal's master, the
+     * record): its process killed, the container deleted (cgroup, state directory) and its exit status
+     * taken from the reaper, so that the failed create leaves no process behind.
+     */
+    private void discard(String id, int pid) {
+        try (Container container = Container.load(ContainerStore.STATE_ROOT, id)) {
+            container.delete(true); // a created container: SIGKILL, then its cgroup and state
+        } catch (RuntimeException e) {
+            Console.log("container %s: deleting after a failed create: %s", id, e.getMessage());
+            signalQuietly(pid, Signals.SIGKILL);
+        }
+        reaper.claim(pid);
+        Console.log("container %s: create failed after its process %d was made: killed and deleted", id, pid);
     }
 
     private StartContainerResponse start(StartContainerRequest r) throws RpcException {
@@ -238,7 +267,11 @@ final class ContainerService {
             Console.log("container %s: delete: %s", rec.id, e.getMessage());
         }
         rec.init.io.close();
-        rec.execs.values().forEach(p -> p.io.close());
+        for (ExecEntry e : rec.execs.values()) {
+            if (e instanceof ManagedProcess p) {
+                p.io.close();
+            }
+        }
         RootDisks.unmount(rec.mounts);
         RootDisks.removeBundle(rec.bundle);
     }

@@ -5,7 +5,7 @@ import io.jrunc.bindings.Processes;
 import java.util.concurrent.CompletableFuture;
 
 /** A process the agent started and will report on: a container's own (execId "") or an exec. */
-final class ManagedProcess {
+final class ManagedProcess implements ExecEntry {
     final String containerId;
     final String execId;
     final int pid;

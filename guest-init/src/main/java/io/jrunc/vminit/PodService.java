@@ -129,9 +129,18 @@ final class PodService {
         return areas;
     }
 
-    private static boolean isDisk(String device, String serial) {
+    /**
+     * Whether the area listed as {@code device} is the disk with this serial. /proc/swaps names an area
+     * by its path as the reader's root resolves it: one enabled in another mount namespace that is gone
+     * may show as "/", which names no disk.
+     */
+    static boolean isDisk(String device, String serial) {
+        Path name = Path.of(device).getFileName();
+        if (name == null) {
+            return false;
+        }
         try {
-            Path file = Path.of("/sys/block", Path.of(device).getFileName().toString(), "serial");
+            Path file = Path.of("/sys/block", name.toString(), "serial");
             return Files.exists(file) && Files.readString(file).trim().equals(serial);
         } catch (IOException e) {
             return false;

@@ -6,6 +6,7 @@ import io.jrunc.agent.api.pb.v1.*;
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
+import io.jrunc.bindings.Signals;
 import io.jrunc.bindings.Terminals;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
@@ -30,6 +31,12 @@ import java.util.concurrent.ExecutionException;
  */
 final class ProcessService {
     private static final Path PID_FILES = Path.of("/run/jrunc-vminit/exec");
+    /**
+     * Names each exec's console socket and pid file. Not the ids: container "a" with exec "b.c" and
+     * container "a.b" with exec "c" would share "a.b.c", and one exec would take the other's terminal
+     * and pid; two ids of up to 255 characters would also pass NAME_MAX and a socket's 108 bytes.
+     */
+    private static final java.util.concurrent.atomic.AtomicLong EXECS = new java.util.concurrent.atomic.AtomicLong();
     private final ContainerStore store;
     private final Reaper reaper;
 
@@ -87,16 +94,21 @@ final class ProcessService {
         });
     }
 
+    /**
+     * The process a call names. An exec still starting is refused: its process may not exist yet, and
+     * nothing meant for it may reach another (the container's own, say).
+     */
     private ManagedProcess process(ProcessRef ref) throws RpcException {
         ContainerRecord rec = store.get(ref.getContainerId());
         if (ref.getExecId().isEmpty()) {
             return rec.init;
         }
-        ManagedProcess p = rec.execs.get(ref.getExecId());
-        if (p == null) {
-            throw new RpcException(Code.NOT_FOUND, "no exec " + ref.getExecId() + " in container " + rec.id);
-        }
-        return p;
+        return switch (rec.execs.get(ref.getExecId())) {
+            case null -> throw new RpcException(Code.NOT_FOUND, "no exec " + ref.getExecId() + " in container " + rec.id);
+            case ExecEntry.Starting s -> throw new RpcException(Code.FAILED_PRECONDITION, "exec " + ref.getExecId()
+                    + " is still starting");
+            case ManagedProcess p -> p;
+        };
     }
 
     private ExecResponse exec(ExecRequest r) throws RpcException {
@@ -113,41 +125,36 @@ final class ProcessService {
         if (r.getProcess().getArgsCount() == 0) {
             throw new RpcException(Code.INVALID_ARGUMENT, "process.args: must not be empty");
         }
-        ManagedProcess placeholder = rec.execs.putIfAbsent(execId, rec.init);
-        if (placeholder != null) {
+        if (rec.execs.putIfAbsent(execId, ExecEntry.STARTING) != null) {
             throw new RpcException(Code.ALREADY_EXISTS, "exec " + execId + " already exists in " + rec.id);
         }
+        String name = rec.id + "/" + execId;
+        String handle = "exec-" + EXECS.incrementAndGet();
         boolean terminal = r.getProcess().getTerminal();
-        ProcessIo io = terminal ? null : ProcessIo.pipes(rec.id + "/" + execId);
+        ProcessIo io = null;
         ConsoleHandoff console = null;
+        int pid = -1;
         boolean done = false;
         try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
             if (terminal) {
-                console = ConsoleHandoff.listener(rec.id + "." + execId);
+                console = ConsoleHandoff.listener(handle);
+            } else {
+                io = ProcessIo.pipes(name);
             }
-            io.jrunc.spec.Process base = container.config().process();
-            ProcessSpec s = r.getProcess();
-            io.jrunc.spec.User user = s.hasUser()
-                    ? new io.jrunc.spec.User((long) s.getUser().getUid(), (long) s.getUser().getGid(), null,
-                            s.getUser().getAdditionalGidsList().stream().map(Integer::longValue).toList(), null)
-                    : base.user();
-            io.jrunc.spec.Box size = s.hasConsoleSize() ? new io.jrunc.spec.Box(s.getConsoleSize().getRows(),
-                    s.getConsoleSize().getColumns()) : null;
-            io.jrunc.spec.Process process = new io.jrunc.spec.Process(terminal, size, user, s.getArgsList(), null,
-                    s.getEnvCount() > 0 ? s.getEnvList() : base.env(), s.getCwd().isEmpty() ? base.cwd() : s.getCwd(),
-                    base.capabilities(), base.rlimits(), base.noNewPrivileges(), null, null, null, null, null, null);
+            io.jrunc.spec.Process process = execProcess(container.config().process(), r.getProcess());
             Files.createDirectories(PID_FILES);
-            Path pidFile = PID_FILES.resolve(rec.id + "." + execId + ".pid");
+            Path pidFile = PID_FILES.resolve(handle + ".pid");
             Files.deleteIfExists(pidFile);
             ContainerExec.exec(container, new ExecOptions(process, pidFile, terminal ? console.path() : null, true,
                     0, false, terminal ? SpawnRequest.Stdio.INHERIT : io.childStdio(), ChildCgroupEntry.CHILD_MOVED));
+            // From here the process exists: a failure below kills it (finally).
+            pid = Integer.parseInt(Files.readString(pidFile).trim());
+            Files.deleteIfExists(pidFile);
             if (terminal) {
-                io = ProcessIo.terminal(rec.id + "/" + execId, console.receiveMaster());
+                io = ProcessIo.terminal(name, ContainerService.receiveMaster(console, "exec " + name));
             } else {
                 io.closeChildEnds();
             }
-            int pid = Integer.parseInt(Files.readString(pidFile).trim());
-            Files.deleteIfExists(pidFile);
             rec.execs.put(execId, new ManagedProcess(rec.id, execId, pid, io, reaper));
             done = true;
             return ExecResponse.newBuilder().setPid(pid).build();
@@ -155,6 +162,8 @@ final class ProcessService {
             throw new RpcException(Code.FAILED_PRECONDITION, e.getMessage());
         } catch (IOException e) {
             throw new RpcException(Code.INTERNAL, "exec: " + e.getMessage());
+        } catch (RpcException e) {
+            throw e;
         } catch (Exception e) {
             throw new RpcException(Code.INTERNAL, "exec: " + e);
         } finally {
@@ -162,11 +171,49 @@ final class ProcessService {
                 console.close();
             }
             if (!done) {
+                if (pid > 0) {
+                    // the exec's process was made but the call fails: it must not run on unreported
+                    signalQuietly(pid);
+                    reaper.claim(pid);
+                    Console.log("exec %s: failed after its process %d was made: killed", name, pid);
+                }
                 if (io != null) {
                     io.close();
                 }
-                rec.execs.remove(execId);
+                rec.execs.remove(execId, ExecEntry.STARTING);
             }
+        }
+    }
+
+    /**
+     * The exec's process: the container's own, with what the request sets (args, terminal and its
+     * size, and when given user, env and cwd) in place of it. The rest (capabilities, rlimits,
+     * no_new_privileges, oomScoreAdj, scheduler, I/O priority, CPU affinity) is the container's, as
+     * jrunc exec without --process has it.
+     */
+    static io.jrunc.spec.Process execProcess(io.jrunc.spec.Process base, ProcessSpec s) {
+        io.jrunc.spec.Process.Builder process = base.toBuilder().terminal(s.getTerminal())
+                .consoleSize(s.hasConsoleSize()
+                        ? new io.jrunc.spec.Box(s.getConsoleSize().getRows(), s.getConsoleSize().getColumns()) : null)
+                .args(s.getArgsList()).commandLine(null);
+        if (s.hasUser()) {
+            process.user(new io.jrunc.spec.User((long) s.getUser().getUid(), (long) s.getUser().getGid(), null,
+                    s.getUser().getAdditionalGidsList().stream().map(Integer::longValue).toList(), null));
+        }
+        if (s.getEnvCount() > 0) {
+            process.env(s.getEnvList());
+        }
+        if (!s.getCwd().isEmpty()) {
+            process.cwd(s.getCwd());
+        }
+        return process.build();
+    }
+
+    private static void signalQuietly(int pid) {
+        try {
+            Processes.kill(pid, Signals.SIGKILL);
+        } catch (ErrnoException e) {
+            // gone already
         }
     }
 

@@ -67,6 +67,24 @@ final class Reaper implements ChildWaits.Waiter {
         return future(pid);
     }
 
+    /**
+     * Takes and forgets the status of a child the agent killed and will not report on (a process made
+     * for a call that then failed), waiting for it at most 10 s.
+     */
+    void claim(int pid) {
+        CompletableFuture<Processes.WaitStatus> f = future(pid);
+        try {
+            f.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            forget(pid, f);
+        } catch (java.util.concurrent.TimeoutException e) {
+            Console.log("reaper: process %d did not end within 10 s of its SIGKILL", pid);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
     /** Forgets a pid whose status was taken (pids are reused). */
     synchronized void forget(int pid, CompletableFuture<Processes.WaitStatus> taken) {
         statuses.remove(pid, taken);

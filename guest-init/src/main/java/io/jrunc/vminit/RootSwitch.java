@@ -2,6 +2,8 @@ package io.jrunc.vminit;
 
 import io.jrunc.bindings.FsContext;
 import io.jrunc.bindings.Mounts;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,25 +15,58 @@ import java.nio.file.Path;
  * anything), containers get pivot_root like on any host, not --no-pivot's chroot. Done before any other
  * mount, so the bind carries nothing else; every thread of the JVM shares the new root (they share one
  * fs context).
+ *
+ * <p>A container is made with move + chroot (runc's --no-pivot) only when its create asks for it, as
+ * runc does: chroot leaves the old root reachable to a process that escapes it, so it is never chosen
+ * silently. Should the switch fail at boot, pivot_root would fail for every container; creates that
+ * do not ask are then refused with the reason (and the boot log says it once).
  */
 final class RootSwitch {
     private RootSwitch() {}
 
     private static final String NEW_ROOT = "/.root";
-    private static volatile boolean switched;
 
-    static void run() throws IOException {
-        Files.createDirectories(Path.of(NEW_ROOT));
-        Mounts.mount("/", NEW_ROOT, null, Mounts.MS_BIND, null);
-        FsContext.chdir(NEW_ROOT);
-        Mounts.mount(".", "/", null, Mounts.MS_MOVE, null);
-        FsContext.chroot(".");
-        FsContext.chdir("/");
-        switched = true;
+    /** What the boot's switch did: done, or why not. */
+    record Outcome(boolean switched, String failure) {
+        static final Outcome NOT_TRIED = new Outcome(false, "the root switch was not run");
     }
 
-    /** Whether containers can pivot_root (else they are made with noPivot). */
-    static boolean pivotable() {
-        return switched;
+    private static volatile Outcome outcome = Outcome.NOT_TRIED;
+
+    /** Switches the root; a failure is kept (for {@link #noPivot}) and returned, never thrown. */
+    static Outcome run() {
+        try {
+            Files.createDirectories(Path.of(NEW_ROOT));
+            Mounts.mount("/", NEW_ROOT, null, Mounts.MS_BIND, null);
+            FsContext.chdir(NEW_ROOT);
+            Mounts.mount(".", "/", null, Mounts.MS_MOVE, null);
+            FsContext.chroot(".");
+            FsContext.chdir("/");
+            outcome = new Outcome(true, null);
+        } catch (IOException | RuntimeException e) {
+            outcome = new Outcome(false, e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+        return outcome;
+    }
+
+    static Outcome outcome() {
+        return outcome;
+    }
+
+    /** Whether a create that {@code asked} for no pivot (or not) is made with noPivot, under the boot's switch. */
+    static boolean noPivot(boolean asked) throws RpcException {
+        return noPivot(asked, outcome);
+    }
+
+    static boolean noPivot(boolean asked, Outcome outcome) throws RpcException {
+        if (asked) {
+            return true;
+        }
+        if (!outcome.switched()) {
+            throw new RpcException(Code.FAILED_PRECONDITION, "pivot_root is not possible in this guest: the agent's"
+                    + " root is still the initramfs, which pivot_root(2) refuses (the root switch at boot failed: "
+                    + outcome.failure() + "); create with no_pivot to move the root over / and chroot instead");
+        }
+        return false;
     }
 }

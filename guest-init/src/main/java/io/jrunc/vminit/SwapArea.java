@@ -39,18 +39,15 @@ final class SwapArea {
         if (serial != null && !serial.equals(r.getSerial())) {
             throw new RpcException(Code.ALREADY_EXISTS, "the pod already has a swap area (serial " + serial + ")");
         }
-        if (serial != null && !r.getTestKeepRotational()) {
+        if (serial != null) {
             return answer();
         }
         try {
-            Path dev = serial != null ? device : RootDisks.find(r.getSerial(), 10_000);
+            Path dev = RootDisks.find(r.getSerial(), 10_000);
             if (dev == null) {
                 throw new RpcException(Code.NOT_FOUND, "no disk with serial " + r.getSerial());
             }
-            if (serial != null) {
-                Swap.swapoff(dev.toString()); // the test-only contrast: the same area, enabled again rotational
-            }
-            enable(dev, !r.getTestKeepRotational());
+            enable(dev);
             serial = r.getSerial();
             device = dev;
             return answer();
@@ -61,7 +58,7 @@ final class SwapArea {
         }
     }
 
-    private static void enable(Path dev, boolean nonRotational) throws IOException, RpcException {
+    private static void enable(Path dev) throws IOException, RpcException {
         long t0 = System.nanoTime();
         String name = dev.getFileName().toString();
         int pageSize = Swap.pageSize();
@@ -80,10 +77,10 @@ final class SwapArea {
             }
             ch.force(true);
         }
-        Files.writeString(Path.of("/sys/block", name, "queue/rotational"), nonRotational ? "0" : "1");
+        Files.writeString(Path.of("/sys/block", name, "queue/rotational"), "0");
         Swap.swapon(dev.toString(), FLAGS);
-        Console.log("swap area %s: %d MiB formatted and enabled in %.1f ms (rotational %d, discard)", dev, bytes >> 20,
-                (System.nanoTime() - t0) / 1e6, nonRotational ? 0 : 1);
+        Console.log("swap area %s: %d MiB formatted and enabled in %.1f ms (rotational 0, discard)", dev, bytes >> 20,
+                (System.nanoTime() - t0) / 1e6);
     }
 
     private AddSwapResponse answer() throws RpcException {

@@ -56,15 +56,15 @@ public final class VmInit {
 
     private static void boot() throws Exception {
         String archive = ClassDataArchive.status(); // before RootSwitch and the tmpfs on /tmp
-        try {
-            RootSwitch.run();
-        } catch (RuntimeException | java.io.IOException e) {
-            System.out.println("jrunc-vminit: root stays the initramfs (containers get --no-pivot): " + e);
-        }
+        RootSwitch.Outcome rootSwitch = RootSwitch.run();
         EarlyMounts.mountAll();
         Console.log("main() at %.3f s after kernel start; early mounts done%s; class data archive %s %s",
-                Console.uptime(), RootSwitch.pivotable() ? "; root is a bind mount of the initramfs" : "",
+                Console.uptime(), rootSwitch.switched() ? "; root is a bind mount of the initramfs" : "",
                 ClassDataArchive.PATH, archive);
+        if (!rootSwitch.switched()) {
+            Console.log("root switch failed: %s; the root stays the initramfs, which pivot_root refuses: a create"
+                    + " that does not ask for no_pivot will be refused", rootSwitch.failure());
+        }
         Reaper reaper = Reaper.start();
         List<String> modules = KernelModules.loadAll();
         Console.log("loaded %d kernel modules: %s", modules.size(), String.join(" ", modules));

@@ -50,18 +50,16 @@ public final class DefaultSpec {
     }
 
     private static Process process() {
-        return new Process(
-                true,
-                null,
-                new User(0L, 0L, null, null, null),
-                List.of("sh"),
-                null,
-                List.of("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TERM=xterm"),
-                "/",
-                new LinuxCapabilities(CAPABILITIES, CAPABILITIES, null, CAPABILITIES, null),
-                List.of(new POSIXRlimit("RLIMIT_NOFILE", 1024L, 1024L)),
-                true,
-                null, null, null, null, null, null);
+        return Process.builder()
+                .terminal(true)
+                .user(new User(0L, 0L, null, null, null))
+                .args(List.of("sh"))
+                .env(List.of("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TERM=xterm"))
+                .cwd("/")
+                .capabilities(new LinuxCapabilities(CAPABILITIES, CAPABILITIES, null, CAPABILITIES, null))
+                .rlimits(List.of(new POSIXRlimit("RLIMIT_NOFILE", 1024L, 1024L)))
+                .noNewPrivileges(true)
+                .build();
     }
 
     private static List<Mount> mounts(boolean rootless) {

@@ -358,45 +358,29 @@ public final class SpecReader {
         if (!object()) {
             return null;
         }
-        Boolean terminal = null;
-        Box consoleSize = null;
-        User user = null;
-        List<String> args = null;
-        String commandLine = null;
-        List<String> env = null;
-        String cwd = null;
-        LinuxCapabilities capabilities = null;
-        List<POSIXRlimit> rlimits = null;
-        Boolean noNewPrivileges = null;
-        String apparmorProfile = null;
-        Integer oomScoreAdj = null;
-        Scheduler scheduler = null;
-        String selinuxLabel = null;
-        LinuxIOPriority ioPriority = null;
-        CPUAffinity execCPUAffinity = null;
+        Process.Builder process = Process.builder();
         for (String name; (name = nextMember()) != null; ) {
             switch (name) {
-                case "terminal" -> terminal = bool();
-                case "consoleSize" -> consoleSize = box();
-                case "user" -> user = user();
-                case "args" -> args = strings();
-                case "commandLine" -> commandLine = string();
-                case "env" -> env = strings();
-                case "cwd" -> cwd = string();
-                case "capabilities" -> capabilities = capabilities();
-                case "rlimits" -> rlimits = list(Kind.RLIMIT);
-                case "noNewPrivileges" -> noNewPrivileges = bool();
-                case "apparmorProfile" -> apparmorProfile = string();
-                case "oomScoreAdj" -> oomScoreAdj = int32();
-                case "scheduler" -> scheduler = scheduler();
-                case "selinuxLabel" -> selinuxLabel = string();
-                case "ioPriority" -> ioPriority = ioPriority();
-                case "execCPUAffinity" -> execCPUAffinity = cpuAffinity();
+                case "terminal" -> process.terminal(bool());
+                case "consoleSize" -> process.consoleSize(box());
+                case "user" -> process.user(user());
+                case "args" -> process.args(strings());
+                case "commandLine" -> process.commandLine(string());
+                case "env" -> process.env(strings());
+                case "cwd" -> process.cwd(string());
+                case "capabilities" -> process.capabilities(capabilities());
+                case "rlimits" -> process.rlimits(list(Kind.RLIMIT));
+                case "noNewPrivileges" -> process.noNewPrivileges(bool());
+                case "apparmorProfile" -> process.apparmorProfile(string());
+                case "oomScoreAdj" -> process.oomScoreAdj(int32());
+                case "scheduler" -> process.scheduler(scheduler());
+                case "selinuxLabel" -> process.selinuxLabel(string());
+                case "ioPriority" -> process.ioPriority(ioPriority());
+                case "execCPUAffinity" -> process.execCPUAffinity(cpuAffinity());
                 default -> unknown();
             }
         }
-        return new Process(terminal, consoleSize, user, args, commandLine, env, cwd, capabilities, rlimits,
-                noNewPrivileges, apparmorProfile, oomScoreAdj, scheduler, selinuxLabel, ioPriority, execCPUAffinity);
+        return process.build();
     }
 
     private Box box() throws IOException, SpecException {

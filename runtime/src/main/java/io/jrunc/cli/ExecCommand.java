@@ -161,10 +161,9 @@ final class ExecCommand extends Subcommand {
                     plus(capabilities == null ? null : capabilities.permitted()),
                     plus(capabilities == null ? null : capabilities.ambient()));
         }
-        return new Process(tty, base.consoleSize(), u, args, null, mergedEnv, cwd != null ? cwd : base.cwd(),
-                capabilities, base.rlimits(), noNewPrivs || Boolean.TRUE.equals(base.noNewPrivileges()),
-                base.apparmorProfile(), base.oomScoreAdj(), base.scheduler(), base.selinuxLabel(), base.ioPriority(),
-                base.execCPUAffinity());
+        return base.toBuilder().terminal(tty).user(u).args(args).commandLine(null).env(mergedEnv)
+                .cwd(cwd != null ? cwd : base.cwd()).capabilities(capabilities)
+                .noNewPrivileges(noNewPrivs || Boolean.TRUE.equals(base.noNewPrivileges())).build();
     }
 
     private List<String> plus(List<String> set) {

@@ -331,6 +331,98 @@ class AgentVmTest {
 
     @Test
     @Order(10)
+    void aSignalForAnExecStillStartingIsRefusedAndNeverReachesTheContainersOwnProcess() throws Exception {
+        // the container's own process is a sleep that a SIGKILL from the agent (outside its pid
+        // namespace) would end: if a signal meant for the starting exec reached it, it would be stopped
+        create("target", List.of("sleep", "1000"), null);
+        agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId("target").build());
+        ProcessRef exec = ref("target", "late");
+        CompletableFuture<ExecResponse> started = CompletableFuture.supplyAsync(() -> {
+            try {
+                return agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("target")
+                        .setExecId("late").setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("sleep", "1000"))).build());
+            } catch (RpcException e) {
+                throw new AssertionError("exec: " + e, e);
+            }
+        });
+        java.util.Map<String, Integer> answers = new java.util.TreeMap<>();
+        while (!started.isDone()) {
+            String answer;
+            try {
+                agent.call(AgentMethods.Processes.SIGNAL, SignalRequest.newBuilder().setProcess(exec).setSignal(9).build());
+                answer = "delivered";
+            } catch (RpcException e) {
+                answer = e.code() + ": " + e.getMessage().replaceAll("[0-9]+", "N");
+            }
+            answers.merge(answer, 1, Integer::sum);
+        }
+        started.get();
+        System.out.println("agent-vm: signals sent while the exec started: " + answers);
+        assertTrue(answers.keySet().stream().anyMatch(a -> a.startsWith("FAILED_PRECONDITION")
+                && a.contains("exec late is still starting")), "no signal was sent while the exec started: " + answers);
+        for (String a : answers.keySet()) {
+            assertTrue(a.equals("delivered") || a.startsWith("NOT_FOUND") || a.startsWith("FAILED_PRECONDITION"), a);
+        }
+        assertEquals(ContainerState.CONTAINER_STATE_RUNNING, inspect("target").getState(),
+                "a signal for the starting exec reached the container's own process");
+        agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("target").setForce(true).build());
+    }
+
+    @Test
+    @Order(11)
+    void aCreateThatAsksForNoPivotIsMadeWithMoveAndChroot() throws Exception {
+        // runc's --no-pivot, only when asked (every other create here is pivot_root'ed): the root moved
+        // over / and chrooted into; the process runs as in any container
+        CreateContainerRequest request = createRequest("chrooted", List.of("sh", "-c", "echo pid=$$ root=$(ls /)"), null)
+                .toBuilder().setNoPivot(true).build();
+        agent.call(AgentMethods.Containers.CREATE, request);
+        agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId("chrooted").build());
+        String out = readAll(ref("chrooted", ""), OutputStream.OUTPUT_STREAM_STDOUT);
+        assertTrue(out.startsWith("pid=1 root=") && out.contains("bin"), out);
+        assertEquals(0, wait(ref("chrooted", "")).getCode());
+        agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("chrooted").build());
+        assertTrue(console().contains("root is a bind mount of the initramfs"), "the boot's root switch was done");
+    }
+
+    @Test
+    @Order(12)
+    void execsWhoseIdsJoinToTheSameNameEachGetTheirOwnTerminal() throws Exception {
+        // "a" + "b.c" and "a.b" + "c": the agent once named each exec's console socket and pid file
+        // after the two ids joined with a dot, and these two execs then took each other's terminal or
+        // pid, or failed to bind; each now has names of its own
+        for (String id : List.of("a", "a.b")) {
+            create(id, List.of("sleep", "1000"), null);
+            agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId(id).build());
+        }
+        for (int round = 0; round < 3; round++) {
+            ProcessRef first = ref("a", "b.c" + round);
+            ProcessRef second = ref("a.b", "c" + round);
+            CompletableFuture<String> one = CompletableFuture.supplyAsync(() -> terminalExec(first));
+            CompletableFuture<String> two = CompletableFuture.supplyAsync(() -> terminalExec(second));
+            assertEquals("exec a/b.c" + round, one.get().strip(), "round " + round);
+            assertEquals("exec a.b/c" + round, two.get().strip(), "round " + round);
+        }
+        for (String id : List.of("a", "a.b")) {
+            agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId(id).setForce(true).build());
+        }
+    }
+
+    /** Runs an exec with a terminal that prints its own ref, and returns what its terminal showed. */
+    private String terminalExec(ProcessRef p) {
+        try {
+            agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId(p.getContainerId())
+                    .setExecId(p.getExecId()).setProcess(ProcessSpec.newBuilder().setTerminal(true)
+                            .addAllArgs(List.of("echo", "exec " + p.getContainerId() + "/" + p.getExecId()))).build());
+            String out = readAll(p, OutputStream.OUTPUT_STREAM_STDOUT);
+            assertEquals(0, wait(p).getCode());
+            return out;
+        } catch (RpcException | IOException e) {
+            throw new AssertionError(p.getContainerId() + "/" + p.getExecId() + ": " + e, e);
+        }
+    }
+
+    @Test
+    @Order(13)
     void shutdownPowersOffAndQemuExitsZero() throws Exception {
         agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder()
                 .setGraceNanos(TimeUnit.SECONDS.toNanos(2)).build());

@@ -5,15 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.jrunc.agent.api.AgentClient;
-import io.jrunc.agent.api.AgentMethods;
-import io.jrunc.agent.api.pb.v1.AddSwapRequest;
-import io.jrunc.ttrpc.ByteStream;
-import io.jrunc.ttrpc.ClientOptions;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +21,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * A pod's shared swap area and per-container swap caps, on one real boot, read back from the guest
- * kernel (issue 10 section 3): /proc/swaps, /sys/block/DEV/queue/rotational, the containers' cgroup
+ * kernel: /proc/swaps, /sys/block/DEV/queue/rotational, the containers' cgroup
  * files (their bundle mounts cgroup2 at /sys/fs/cgroup, which in their cgroup namespace is their own
  * cgroup), and the host file's allocated blocks (stat -c %b: st_blocks, which java.nio does not show).
  * The hogs write /dev/urandom into the container's /tmp (a tmpfs: its pages are charged to the
@@ -335,12 +327,18 @@ class SwapVmTest {
                 after * 512 / MIB, peakBlocks * 512 / MIB, (System.nanoTime() - t0) / 1e9);
         assertTrue(after <= peakBlocks / 2, "discards reached the host: " + after + " blocks of " + peakBlocks);
 
-        // the contrast, once: the same area enabled again with rotational left at 1 (a test-only field)
-        try (AgentClient monitor = monitor()) {
-            monitor.call(AgentMethods.Pod.ADD_SWAP, AddSwapRequest.newBuilder().setSerial("jrunc-swap")
-                    .setTestKeepRotational(true).build());
-        }
+        // the contrast, once: the same area enabled again with rotational left at 1, by a container
+        // allowed to (CAP_SYS_ADMIN, the device, the disk's queue directory), with the agent's own
+        // discard flags; the agent's protocol has no way to do this, and needs none
         String dev = swaps().get(0)[0].substring("/dev/".length());
+        ok("create", "--pod", POD, "--name", "swapadmin", adminBundle(work.resolve("admin"), dev).toString(),
+                "sleep", "100003");
+        ok("start", "swapadmin");
+        ok("exec", "swapadmin", "sh", "-c", "swapoff /dev/" + dev + " && echo 1 > /swapqueue/rotational && swapon -dpages /dev/"
+                + dev);
+        // swapadmin runs on to the pod's stop: /proc/swaps names the area by the path it was enabled
+        // under, in swapadmin's mount namespace, and shows "/" once that namespace is gone
+        assertEquals(List.of("/dev/" + dev), swaps().stream().map(a -> a[0]).toList(), "the same area, enabled again");
         assertEquals("1", read("capped", "/sys/block/" + dev + "/queue/rotational"));
         JruncVm.Result r = hog("free", 100, new ArrayList<>());
         assertEquals(0, r.code(), r.all());
@@ -354,6 +352,35 @@ class SwapVmTest {
         assertTrue(kept > peak * 9 / 10, "without clusters no discard: " + kept + " of " + peak);
     }
 
+    /**
+     * The bundle of a container that may switch the pod's area off and on: CAP_SYS_ADMIN (swapoff and
+     * swapon), the device bound in at its guest path with the device cgroup letting it through, the disk's sysfs queue
+     * directory bound writable at /swapqueue, and busybox's swapoff and swapon.
+     */
+    static Path adminBundle(Path dir, String dev) throws IOException {
+        bundle(dir);
+        Path rootfs = dir.resolve("rootfs");
+        for (String applet : List.of("swapon", "swapoff")) {
+            Files.createSymbolicLink(rootfs.resolve("bin").resolve(applet), Path.of("busybox"));
+        }
+        Files.createDirectories(rootfs.resolve("swapqueue"));
+        String caps = "[\"CAP_KILL\", \"CAP_NET_BIND_SERVICE\", \"CAP_AUDIT_WRITE\"]";
+        String config = Files.readString(dir.resolve("config.json"))
+                .replace(caps, "[\"CAP_KILL\", \"CAP_NET_BIND_SERVICE\", \"CAP_AUDIT_WRITE\", \"CAP_SYS_ADMIN\"]")
+                .replace("\"mounts\": [", "\"mounts\": [{\"destination\": \"/swapqueue\", \"type\": \"bind\", \"source\": \"/sys/block/"
+                        + dev + "/queue\", \"options\": [\"bind\", \"rw\"]},\n")
+                .replace("\"linux\": {", "\"linux\": {\"resources\": {\"devices\": [{\"allow\": true, \"access\": \"rwm\"}]},\n");
+        // after /dev's tmpfs, so the device's mount point is made in it
+        config = config.replace("\"options\": [\"nosuid\", \"strictatime\", \"mode=755\", \"size=65536k\"]},",
+                "\"options\": [\"nosuid\", \"strictatime\", \"mode=755\", \"size=65536k\"]},\n {\"destination\": \"/dev/" + dev
+                        + "\", \"type\": \"bind\", \"source\": \"/dev/" + dev + "\", \"options\": [\"bind\"]},");
+        for (String wanted : List.of("CAP_SYS_ADMIN", "/swapqueue", "\"destination\": \"/dev/" + dev, "\"allow\": true")) {
+            assertTrue(config.contains(wanted), wanted + " in " + config);
+        }
+        Files.writeString(dir.resolve("config.json"), config);
+        return dir;
+    }
+
     static long waitForBlocksAtMost(long limit, int seconds) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         long b;
@@ -363,11 +390,6 @@ class SwapVmTest {
         return b;
     }
 
-    static AgentClient monitor() throws Exception {
-        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-        channel.connect(UnixDomainSocketAddress.of(root.resolve("pods").resolve(POD).resolve("monitor.sock")));
-        return AgentClient.connect(ByteStream.of(channel), ClientOptions.DEFAULTS);
-    }
 
     @Test
     @Order(8)
@@ -384,7 +406,7 @@ class SwapVmTest {
     /**
      * A container without --pod (a second boot): its anonymous pod exists while the container does,
      * and its area is the container's --swap, all of which it may use; `run --rm` takes the pod with
-     * it and leaves nothing in the state root. Issue 9's anonymous-pod rule and issue 10's, on one boot.
+     * it and leaves nothing in the state root. The anonymous pod's rule and its swap area's, on one boot.
      */
     @Test
     @Order(9)

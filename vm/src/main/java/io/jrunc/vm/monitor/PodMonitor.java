@@ -255,14 +255,36 @@ public final class PodMonitor implements AutoCloseable {
         Integer exit = vm.awaitExit(timeout);
         if (exit == null) {
             System.err.println("monitor: qemu did not power off within " + timeout.toSeconds() + " s: QMP quit");
+            exit = stopVm(vm, timeout.compareTo(QUIT_GRACE) < 0 ? timeout : QUIT_GRACE);
+        }
+        return ShutdownResponse.newBuilder().setQemuExit(exit == null ? -1 : exit).build();
+    }
+
+    /** How long qemu gets to exit after QMP quit before it is killed. */
+    static final Duration QUIT_GRACE = Duration.ofSeconds(10);
+
+    /**
+     * Ends qemu: QMP quit, then SIGKILL if it has not exited within {@code grace} (hung, stopped, or
+     * deaf on QMP). Returns its exit status (-1 when it is not this monitor's child), or null if it
+     * outlived even the SIGKILL's 10 s.
+     */
+    static Integer stopVm(PodVm vm, Duration grace) throws InterruptedException {
+        // on a thread of its own: a qemu that reads no QMP would hold the quit for QMP's own timeout
+        Thread.ofVirtual().name("qmp-quit").start(() -> {
             try {
                 vm.quit();
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.WARNING, "QMP quit: " + e.getMessage());
             }
+        });
+        Integer exit = vm.awaitExit(grace);
+        if (exit == null) {
+            System.err.println("monitor: qemu " + vm.pid() + " still runs " + grace.toSeconds() + " s after QMP quit: SIGKILL");
+            vm.kill();
             exit = vm.awaitExit(Duration.ofSeconds(10));
+            System.err.println("monitor: qemu " + (exit == null ? "survived SIGKILL for 10 s" : "killed, exit " + exit));
         }
-        return ShutdownResponse.newBuilder().setQemuExit(exit == null ? -1 : exit).build();
+        return exit;
     }
 
     private <Q extends Message, R extends Message> void passThrough(Dispatcher d, Method<Q, R> m) {
@@ -367,23 +389,16 @@ public final class PodMonitor implements AutoCloseable {
                 monitor = start(root, pod, vm, ClientOptions.DEFAULTS.withSync(BOOT_TIMEOUT, Duration.ofSeconds(3)));
             } catch (IOException | RpcException | VmException | RuntimeException e) {
                 System.err.println("monitor: the VM's agent did not come up: " + e.getMessage() + "; stopping qemu");
-                try {
-                    vm.quit();
-                } catch (IOException ignored) {
-                    // qemu may be gone already
-                }
-                vm.awaitExit(Duration.ofSeconds(10));
+                stopVm(vm, QUIT_GRACE);
                 vm.close();
-                Files.deleteIfExists(SwapDisk.file(dir));
+                QemuVm.removeBootFiles(dir);
                 return 1;
             }
             System.err.println("monitor: pod " + podName + " ready");
             int exit = monitor.awaitVm();
             System.err.println("monitor: qemu exited " + (exit >= 0 ? Integer.toString(exit) : "(not this monitor's child: status unknown)"));
             monitor.close();
-            Files.deleteIfExists(dir.resolve("qmp.sock"));
-            Files.deleteIfExists(dir.resolve("agent.sock"));
-            Files.deleteIfExists(SwapDisk.file(dir)); // scratch: the next boot makes it afresh
+            QemuVm.removeBootFiles(dir); // the swap area is scratch: the next boot makes it afresh
             return 0;
         } catch (VmException | IOException e) {
             System.err.println("monitor: " + e.getMessage());

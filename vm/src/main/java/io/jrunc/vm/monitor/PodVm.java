@@ -28,6 +28,9 @@ public interface PodVm extends AutoCloseable {
     /** QMP quit: ends qemu at once. */
     void quit() throws IOException;
 
+    /** SIGKILL to qemu, for one that does not end when asked (hung, stopped, QMP silent). */
+    void kill();
+
     boolean isAlive();
 
     @Override

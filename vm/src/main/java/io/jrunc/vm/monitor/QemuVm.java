@@ -2,6 +2,7 @@ package io.jrunc.vm.monitor;
 
 import io.jrunc.ttrpc.ByteStream;
 import io.jrunc.vm.qemu.QmpClient;
+import io.jrunc.vm.qemu.SwapDisk;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -31,21 +32,45 @@ public final class QemuVm implements PodVm {
         this.qmp = qmp;
     }
 
-    /** Starts qemu with this command line, its stdout and stderr appended to {@code log}. */
+    /**
+     * Starts qemu with this command line, its stdout and stderr appended to {@code log}. If it does not
+     * come up (no such binary, arguments it refuses, an exit at once, a QMP socket that never answers),
+     * nothing of this boot is left: qemu is killed and waited for, and its sockets and the swap area
+     * the monitor made for it are removed ({@link #removeBootFiles}).
+     */
     public static QemuVm launch(List<String> command, Path podDir, Path log) throws IOException {
         Files.deleteIfExists(podDir.resolve("qmp.sock"));
         Files.deleteIfExists(podDir.resolve("agent.sock"));
-        Process p = new ProcessBuilder(command)
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .redirectErrorStream(true)
-                .start();
+        Process p = null;
         try {
+            p = new ProcessBuilder(command)
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .redirectErrorStream(true)
+                    .start();
             return new QemuVm(p.toHandle(), p, podDir, connectQmp(p.toHandle(), podDir));
-        } catch (IOException e) {
-            p.destroyForcibly();
+        } catch (IOException | RuntimeException e) {
+            if (p != null) {
+                p.destroyForcibly();
+                try {
+                    p.waitFor(10, TimeUnit.SECONDS);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            removeBootFiles(podDir);
             throw e;
         }
+    }
+
+    /**
+     * What a boot makes in the pod's directory and nothing outlives: qemu's QMP and agent sockets, and
+     * the swap area (made afresh before every boot).
+     */
+    public static void removeBootFiles(Path podDir) throws IOException {
+        Files.deleteIfExists(podDir.resolve("qmp.sock"));
+        Files.deleteIfExists(podDir.resolve("agent.sock"));
+        Files.deleteIfExists(SwapDisk.file(podDir));
     }
 
     /** Takes over a running qemu (the previous monitor died): QMP takes one client, and that one is gone. */
@@ -124,6 +149,11 @@ public final class QemuVm implements PodVm {
     @Override
     public void quit() throws IOException {
         qmp.quit();
+    }
+
+    @Override
+    public void kill() {
+        (child != null ? child.toHandle() : qemu).destroyForcibly();
     }
 
     @Override

@@ -179,6 +179,23 @@ class MonitorTest {
     }
 
     @Test
+    void aQemuThatOutlivesQuitIsKilledAndItsExitReported() throws Exception {
+        vm.deafToQuit = true;
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        long t0 = System.nanoTime();
+        try (AgentClient client = link(new AtomicInteger()).connect("p1")) {
+            // the stand-in guest never powers off: the stop timeout (1 s) runs out, then QMP quit, which
+            // this qemu ignores, then SIGKILL once the quit's grace (bounded by the stop timeout) is over
+            var answer = client.call(MonitorMethods.SHUTDOWN, io.jrunc.vm.monitor.pb.ShutdownRequest.newBuilder()
+                    .setTimeoutNanos(Duration.ofSeconds(1).toNanos()).build());
+            assertEquals(137, answer.getQemuExit(), "the killed qemu's exit is reported");
+        }
+        assertEquals(List.of("quit", "kill"), vm.signals);
+        assertFalse(vm.isAlive());
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(8).toNanos(), "within the stop timeout and grace");
+    }
+
+    @Test
     void aFailedStatusQueryIsAnErrorNotAGonePod() throws Exception {
         // A monitor that answers, but says it cannot reach qemu.
         Dispatcher d = new Dispatcher().register(AgentMethods.VERSION, AgentProtocol.versionHandler("broken"))

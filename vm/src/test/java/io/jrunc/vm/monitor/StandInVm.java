@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A PodVm without qemu (no VM image on the build host): the agent channel is the stand-in guest's
  * chardev socket, disks are recorded instead of hot-plugged (QmpClientTest drives real QMP), and
- * "qemu" exits when quit. {@link #dieMidFrame} cuts the monitor's agent connection after half a frame,
+ * "qemu" exits when quit (or, {@link #deafToQuit}, only when killed). {@link #dieMidFrame} cuts the monitor's agent connection after half a frame,
  * as a monitor killed while writing would.
  */
 final class StandInVm implements PodVm {
@@ -25,6 +25,10 @@ final class StandInVm implements PodVm {
     private final Path chardev;
     private final CountDownLatch exited = new CountDownLatch(1);
     private volatile SocketChannel last;
+    /** A qemu that ignores QMP quit (hung, or stopped): only {@link #kill} ends it. */
+    volatile boolean deafToQuit;
+    volatile int exitCode;
+    final List<String> signals = new CopyOnWriteArrayList<>();
 
     StandInVm(Path chardev) {
         this.chardev = chardev;
@@ -67,11 +71,21 @@ final class StandInVm implements PodVm {
 
     @Override
     public Integer awaitExit(Duration timeout) throws InterruptedException {
-        return exited.await(timeout.toMillis(), TimeUnit.MILLISECONDS) ? 0 : null;
+        return exited.await(timeout.toMillis(), TimeUnit.MILLISECONDS) ? exitCode : null;
     }
 
     @Override
     public void quit() {
+        signals.add("quit");
+        if (!deafToQuit) {
+            exited.countDown();
+        }
+    }
+
+    @Override
+    public void kill() {
+        signals.add("kill");
+        exitCode = 128 + 9;
         exited.countDown();
     }
 
