@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <ul>
  * <li>Machine type {@code pc}: PCI hot-plug of virtio-blk works there under TCG (about 28 free slots);
- * q35 needs root ports made at boot, microvm cannot hot-plug (shared/reference/vm.md).
+ * q35 needs root ports made at boot, microvm cannot hot-plug (qemu 7.2).
  * <li>KVM when /dev/kvm opens, TCG otherwise (this machine kind has no KVM).
  * <li>The agent's channel: a virtio-serial port named {@value #AGENT_PORT} backed by a Unix socket
  * chardev (server=on, wait=off: qemu listens, the monitor connects; one client at a time).
@@ -27,7 +27,7 @@ public final class QemuCommand {
 
     /**
      * What the VM needs beyond the pod's memory, whatever its size, so that the pod's containers have
-     * what the pod was given (issue 9 section 3: at ready, MemAvailable >= the pod's memory less 3%).
+     * what the pod was given (the rule: at ready, MemAvailable >= the pod's memory less 3%).
      * Measured at ready (guest /proc/meminfo through `pod inspect`, 1 vCPU, Debian 6.1 cloud kernel,
      * this image; docs/vm.md "Memory"): of a 512 MiB VM 186 MiB were not available: 43 MiB the kernel
      * kept before MemTotal, the initramfs, which stays in RAM as shmem (78 MiB), the agent's JVM (48
@@ -83,7 +83,7 @@ public final class QemuCommand {
                 "-device", "virtserialport,bus=vser0.0,chardev=ctl,name=" + AGENT_PORT,
                 "-qmp", "unix:" + podDir.resolve("qmp.sock") + ",server=on,wait=off"));
         // Under TCG the CPU model the agent's class data and AOT cache were trained in: a cache holding
-        // code for features the emulated CPU lacks dies with SIGILL (shared/reference/vm.md). The agent
+        // code for features the emulated CPU lacks dies with SIGILL. The agent
         // side trains and boots with -cpu max.
         cmd.addAll(List.of("-cpu", kvm ? "host" : "max"));
         return cmd;

@@ -20,14 +20,14 @@ import java.util.Optional;
  */
 public record VmImage(Path kernel, Path initrd, String digest, String cmdline) {
     public static final String KERNEL = "vmlinuz";
-    /** Uncompressed first (fastest to unpack under emulation: shared/reference/vm.md), then lz4. */
+    /** Uncompressed first (fastest to unpack under emulation), then lz4. */
     public static final List<String> INITRDS = List.of("initramfs.cpio", "initrd.cpio", "initramfs.cpio.lz4", "initrd.cpio.lz4", "initrd.img");
     public static final String DIGEST = "image.digest";
     public static final String CMDLINE = "kernel.cmdline";
     public static final String UNKNOWN_DIGEST = "unknown";
     /**
      * What the guest agent's image boots with today (its java is /init's runtime, found through
-     * LD_LIBRARY_PATH before /proc exists, its arguments read from an @argfile: shared/reference/vm.md),
+     * LD_LIBRARY_PATH before /proc exists, its arguments read from an @argfile),
      * used when the image carries no {@value #CMDLINE} file. The image build should write that file so
      * that this constant can go.
      */

@@ -8,7 +8,7 @@ import io.jrunc.vm.VmException;
 import java.util.List;
 
 /**
- * Turns a bundle's config.json into the config a container in a pod gets (issue 9, section 3), field by
+ * Turns a bundle's config.json into the config a container in a pod gets, field by
  * field:
  * <ul>
  * <li>linux.resources: the bundle's, with memory.limit replaced by --memory and cpu.quota/period by
@@ -17,7 +17,7 @@ import java.util.List;
  * refused;
  * <li>linux.namespaces: the network namespace removed, since a container uses the pod's network (the
  * guest's own); every other namespace passed through;
- * <li>hostname: the pod's (the hostname is the pod's, shared/design/guest-init.md);
+ * <li>hostname: the pod's (the pod holds the hostname its containers share);
  * <li>linux.sysctl: refused, since kernel parameters are the pod's (containers share one kernel);
  * <li>root: readonly false is marked with the {@link #ROOT_OVERLAY} annotation, which the guest reads as
  * "mount the image read-only with a tmpfs overlay upper layer" (lost on rm); root.path becomes

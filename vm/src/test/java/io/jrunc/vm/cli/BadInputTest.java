@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The CLI's bad input (issue 9 section 3): one error line naming the flag, file or name at fault, exit
+ * The CLI's bad input: one error line naming the flag, file or name at fault, exit
  * 125, nothing left in the state root, and no monitor (so no qemu) ever started: the starter here
  * fails the test if it is called. The CLI runs in-process through {@link Main#run}.
  */

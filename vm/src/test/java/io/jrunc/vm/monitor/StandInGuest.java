@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Stands in for the guest where no VM can boot on the build host: qemu's socket chardev and
  * virtserialport (one host client at a time on agent.sock; the guest's port one byte stream for ever,
- * never told that a client left, so a dead client's half frame stays in it: shared/reference/vm.md),
+ * never told that a client left, so a dead client's half frame stays in it, as qemu 7.2 behaves),
  * and behind it the protocol's real ttRPC port server with a few agent methods. What the monitor sends
  * is recorded for the tests.
  *

@@ -16,7 +16,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The host-side spec builder, field by field (issue 9 section 3). */
+/** The host-side spec builder, field by field. */
 class SpecBuilderTest {
     static final String CONFIG = """
             {"ociVersion": "1.0.2",
