@@ -23,6 +23,9 @@ import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.spec.Bundle;
+import io.jrunc.vm.spec.LayerImage;
+import io.jrunc.vm.spec.MountPoints;
+import io.jrunc.vm.spec.VolumeSpec;
 import io.jrunc.vm.spec.RootfsImage;
 import io.jrunc.vm.spec.SpecBuilder;
 import io.jrunc.vm.state.ContainerRecord;
@@ -52,9 +55,22 @@ public final class Containers {
      * @param swapBytes   the swap cap (swap alone); -1: none
      * @param consoleSize the caller's terminal for a {@code terminal} process (null when unknown), its
      *                    size from the start
+     * @param readOnly    {@code --read-only}: the root read-only whatever the bundle says (no layer)
+     * @param layerBytes  the writable layer's size ({@code --layer-size})
+     * @param volumes     {@code -v|--volume}: the pod's volumes and host directories it mounts
      */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
-                       boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
+                       boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
+                       boolean readOnly, long layerBytes, List<VolumeSpec> volumes) {
+        public Spec {
+            volumes = volumes == null ? List.of() : List.copyOf(volumes);
+        }
+
+        public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
+                    boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, false,
+                    LayerImage.DEFAULT_BYTES, List.of());
+        }
     }
 
     /**
@@ -94,10 +110,13 @@ public final class Containers {
         if (spec.cpus() < 0) {
             throw new VmException("invalid --cpus " + spec.cpus() + ": must be positive");
         }
+        LayerImage.require(spec.layerBytes(), "--layer-size");
         Bundle bundle = Bundle.load(spec.bundle());
         PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
+        List<VolumeSpec.PodVolume> volumes = podVolumes(spec.volumes(), named);
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
-                named == null ? null : named.config().hostname(), spec.swapBytes()));
+                named == null ? null : named.config().hostname(), spec.swapBytes(), spec.readOnly(), volumes));
+        MountPoints.requireForReadOnly(bundle, config);
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
         if (spec.terminal()) {
@@ -153,11 +172,12 @@ public final class Containers {
             }
             Path image = dir.resolve("rootfs.img");
             RootfsImage.make(bundle.rootfs(), image);
+            if (SpecBuilder.writable(config)) {
+                LayerImage.make(LayerImage.file(dir), spec.layerBytes());
+            }
             before = pods.before(pod.name(), name);
             try (AgentClient monitor = pods.start(pod.name())) {
-                monitor.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId(name)
-                        .setOciConfig(ByteString.copyFrom(configBytes)).setImage(image.toString())
-                        .setSerial(record.serial()).build(), timeouts.create());
+                monitor.call(MonitorMethods.ADD_CONTAINER, addRequest(dir, record, configBytes), timeouts.create());
             } catch (RpcException e) {
                 if (before.active() && !pod.anonymous() && !abortInGuest(pod, record)) {
                     // the guest may yet make it: kept as "creating", which ls shows and rm -f removes
@@ -178,6 +198,51 @@ public final class Containers {
             }
             throw new VmException("cannot create container " + name + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The pod volumes among the {@code --volume}s, each one the pod has. A host directory is refused
+     * for now; a pod volume needs a named pod (an anonymous pod is made for one container and has no
+     * volumes: `pod create --volume` makes them).
+     */
+    private List<VolumeSpec.PodVolume> podVolumes(List<VolumeSpec> given, PodRecord named) throws VmException {
+        List<VolumeSpec.PodVolume> out = new ArrayList<>();
+        for (VolumeSpec v : given) {
+            switch (v) {
+                case VolumeSpec.HostDirectory h -> throw new VmException("invalid --volume " + h.source() + ":" + h.target()
+                        + ": host directories are not supported yet");
+                case VolumeSpec.PodVolume p -> {
+                    if (named == null) {
+                        throw new VmException("invalid --volume " + p.name() + ":" + p.target() + ": a pod volume needs --pod"
+                                + " (an anonymous pod has no volumes; make them with pod create --volume)");
+                    }
+                    if (!PodVolumes.exists(root.podDir(named.name()), p.name())) {
+                        throw new VmException("invalid --volume " + p.name() + ":" + p.target() + ": pod " + named.name()
+                                + " has no volume " + p.name() + " (pod create --volume " + p.name() + ")");
+                    }
+                    out.add(p);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The monitor's AddContainer for a container whose create left its state in {@code dir}: its image,
+     * and its writable layer when it has one (a read-only root has none).
+     */
+    static AddContainerRequest addRequest(Path dir, ContainerRecord c, byte[] config) {
+        AddContainerRequest.Builder b = AddContainerRequest.newBuilder().setId(c.name())
+                .setOciConfig(ByteString.copyFrom(config)).setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial());
+        if (LayerImage.exists(dir)) {
+            b.setLayerImage(LayerImage.file(dir).toString()).setLayerSerial(LayerImage.serial(c.serial()));
+        }
+        return b.build();
+    }
+
+    /** The serial of the container's writable layer, or "" when it has none (a read-only root). */
+    private String layerSerial(ContainerRecord c) throws VmException {
+        return LayerImage.exists(root.containerDir(c.pod(), c.name())) ? LayerImage.serial(c.serial()) : "";
     }
 
     /** A create whose outcome in the guest is unknown: its state stays, for ls and rm -f. */
@@ -201,7 +266,8 @@ public final class Containers {
         }
         try (AgentClient monitor = pods.connectRunning(pod)) {
             monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(record.name())
-                    .setForce(true).setSerial(record.serial()).build(), timeouts.create());
+                    .setForce(true).setSerial(record.serial()).setLayerSerial(layerSerial(record)).build(),
+                    timeouts.create());
             return true;
         } catch (RpcException | VmException e) {
             return false;
@@ -251,10 +317,18 @@ public final class Containers {
         return new VmException(code, what + ": " + m, e);
     }
 
-    /** Starts a created container; one of a stopped pod boots the pod (its other containers stay stopped). */
+    /**
+     * Starts a created container; one of a stopped pod boots the pod (its other containers stay
+     * stopped). A stopped container of a running pod is made again in the guest first, from its built
+     * spec and on the same disks (still plugged), so it starts from what it wrote: its writable layer
+     * is kept, as a stopped container's root is kept by podman's start.
+     */
     public void start(String name, boolean stdinAttached) throws VmException {
         ContainerRecord c = require(name);
         try (AgentClient monitor = pods.start(c.pod())) {
+            if (stopped(monitor, name)) {
+                createAgain(monitor, c);
+            }
             monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(name).build(), Duration.ofSeconds(60));
             root.write(c.withState("running", 0));
             if (!stdinAttached) {
@@ -263,6 +337,29 @@ public final class Containers {
         } catch (RpcException e) {
             throw agentError("start " + name, e);
         }
+    }
+
+    private boolean stopped(AgentClient monitor, String name) throws RpcException {
+        return monitor.call(AgentMethods.Containers.INSPECT, InspectContainerRequest.newBuilder().setId(name).build(),
+                timeouts.query()).getContainer().getState() == ContainerState.CONTAINER_STATE_STOPPED;
+    }
+
+    /**
+     * The guest's Remove and Create of a stopped container, its disks left plugged (the agent's own
+     * calls, not the monitor's, which would unplug them): the process, cgroup and mounts are new, the
+     * image and the layer the same.
+     */
+    private void createAgain(AgentClient monitor, ContainerRecord c) throws RpcException, VmException {
+        Path dir = root.containerDir(c.pod(), c.name());
+        AddContainerRequest add;
+        try {
+            add = addRequest(dir, c, Files.readAllBytes(dir.resolve("config.json")));
+        } catch (IOException e) {
+            throw new VmException("container " + c.name() + ": cannot read its config.json: " + e.getMessage(), e);
+        }
+        monitor.call(AgentMethods.Containers.REMOVE, io.jrunc.agent.api.pb.v1.RemoveContainerRequest.newBuilder()
+                .setId(c.name()).build(), timeouts.create());
+        monitor.call(AgentMethods.Containers.CREATE, io.jrunc.vm.monitor.PodMonitor.guestCreate(add), timeouts.create());
     }
 
     /**
@@ -349,7 +446,8 @@ public final class Containers {
             if (monitor != null) {
                 try (monitor) {
                     monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(name)
-                            .setForce(force || created(monitor, name)).setSerial(c.serial()).build(), Duration.ofSeconds(90));
+                            .setForce(force || created(monitor, name)).setSerial(c.serial())
+                            .setLayerSerial(layerSerial(c)).build(), Duration.ofSeconds(90));
                 } catch (RpcException e) {
                     if (e.code() == Code.FAILED_PRECONDITION) {
                         throw new VmException("container \"" + name + "\" is running: stop it first, or use rm -f", e);

@@ -3,7 +3,6 @@ package io.jrunc.vm;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.pb.v1.ListContainersRequest;
@@ -14,7 +13,6 @@ import io.jrunc.vm.monitor.MonitorLink;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.PodMonitor;
 import io.jrunc.vm.monitor.PodProcesses;
-import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.ShutdownRequest;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.monitor.pb.StatusRequest;
@@ -50,9 +48,19 @@ public final class Pods {
      * What `pod create` was asked for; sizes parsed, the rest still text to validate.
      *
      * @param swapBytes the pod's swap area (0: none)
+     * @param volumes   {@code --volume NAME[:SIZE]}, the pod's named volumes
      */
     public record Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
-                       List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes) {
+                       List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes,
+                       List<String> volumes) {
+        public Spec {
+            volumes = volumes == null ? List.of() : List.copyOf(volumes);
+        }
+
+        public Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
+                    List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes) {
+            this(name, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, swapBytes, List.of());
+        }
     }
 
     /**
@@ -104,6 +112,7 @@ public final class Pods {
             VmImage.locate(spec.kernel(), spec.initrd());
         }
         SwapDisk.require(spec.swapBytes(), "--swap");
+        List<PodVolumes.Request> volumes = PodVolumes.parse(spec.volumes());
         PodRecord pod = PodRecord.created(name, anonymous, new PodRecord.Config(spec.cpus() == 0 ? 1 : spec.cpus(),
                 spec.memoryBytes() == 0 ? QemuCommand.DEFAULT_POD_MEMORY : spec.memoryBytes(),
                 spec.hostname() == null ? name : spec.hostname(), spec.dns(), spec.addHosts(), sysctls,
@@ -114,6 +123,12 @@ public final class Pods {
                 throw new VmException("pod name \"" + name + "\" is already in use");
             }
             root.write(pod);
+            try {
+                PodVolumes.make(root.podDir(name), volumes);
+            } catch (VmException | RuntimeException e) {
+                StateRoot.removeTree(root.podDir(name));
+                throw e;
+            }
         } catch (VmException e) {
             throw e;
         } catch (Exception e) {
@@ -262,9 +277,8 @@ public final class Pods {
             }
             Path dir = root.containerDir(pod, c.name());
             try {
-                monitor.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId(c.name())
-                        .setOciConfig(ByteString.copyFrom(Files.readAllBytes(dir.resolve("config.json"))))
-                        .setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial()).build(), Duration.ofSeconds(120));
+                monitor.call(MonitorMethods.ADD_CONTAINER, Containers.addRequest(dir, c, Files.readAllBytes(dir.resolve("config.json"))),
+                        Duration.ofSeconds(120));
                 root.write(c.withState("created", 0));
             } catch (RpcException e) {
                 if (e.code() != io.jrunc.ttrpc.Code.ALREADY_EXISTS) {

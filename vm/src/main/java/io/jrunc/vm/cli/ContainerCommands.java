@@ -10,6 +10,8 @@ import io.jrunc.vm.Names;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.config.ConfigFile;
+import io.jrunc.vm.spec.LayerImage;
+import io.jrunc.vm.spec.VolumeSpec;
 import io.jrunc.vm.state.ContainerRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,6 +50,12 @@ final class ContainerCommands {
         Double cpus;
         @Option(names = "--swap", description = "swap cap, swap alone, e.g. 64m: needs a memory limit; without --pod also the anonymous pod's swap area (default: the config file's [container] swap, else the whole area)")
         String swap;
+        @Option(names = "--read-only", description = "a read-only root, whatever the bundle says (default: the bundle's root.readonly; a writable root is an overlay on a layer of its own)")
+        boolean readOnly;
+        @Option(names = "--layer-size", description = "the writable root's layer, e.g. 2g: writes beyond it get ENOSPC (default 1g)")
+        String layerSize;
+        @Option(names = {"-v", "--volume"}, paramLabel = "NAME:CTRPATH[:ro]", description = "mount the pod's volume NAME (pod create --volume) at CTRPATH (repeatable); an absolute host path in place of NAME is a host directory")
+        List<String> volumes = new ArrayList<>();
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
         boolean interactive;
         @Option(names = {"-t", "--tty"}, description = "give the process a terminal")
@@ -63,7 +71,13 @@ final class ContainerCommands {
             long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
             Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
                     .orElse(null) : null;
-            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size);
+            long layer = layerSize == null ? LayerImage.DEFAULT_BYTES : Sizes.parse(layerSize, "--layer-size");
+            List<VolumeSpec> mounts = new ArrayList<>();
+            for (String v : volumes) {
+                mounts.add(VolumeSpec.parse(v));
+            }
+            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
+                    readOnly, layer, mounts);
         }
     }
 

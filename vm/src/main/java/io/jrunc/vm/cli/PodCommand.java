@@ -62,6 +62,8 @@ final class PodCommand implements Runnable {
         List<String> sysctls = new ArrayList<>();
         @Option(names = "--swap", description = "the pod's swap area, shared by its containers, e.g. 1g (default: the config file's [pod] swap, else none)")
         String swap;
+        @Option(names = "--volume", paramLabel = "NAME[:SIZE]", description = "a named volume kept with the pod, e.g. data:2g (default size 1g; repeatable); its containers mount it with create --volume NAME:CTRPATH")
+        List<String> volumes = new ArrayList<>();
         @Option(names = "--kernel", description = "the VM's kernel (default: the installed image's)")
         Path kernel;
         @Option(names = "--initrd", description = "the VM's initramfs (default: the installed image's)")
@@ -72,7 +74,7 @@ final class PodCommand implements Runnable {
             long mem = memory == null ? 0 : Sizes.parse(memory, "--memory");
             long swapBytes = pod.main.defaults().podSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
             PodRecord p = pods().create(new Pods.Spec(name, cpus, mem, hostname, dns, addHosts, sysctls, kernel, initrd,
-                    swapBytes), false);
+                    swapBytes, volumes), false);
             Main.Output.out.println(p.name());
             return 0;
         }
