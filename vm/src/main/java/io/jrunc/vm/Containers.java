@@ -116,7 +116,9 @@ public final class Containers {
         List<VolumeSpec.PodVolume> volumes = podVolumes(spec.volumes(), named);
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
                 named == null ? null : named.config().hostname(), spec.swapBytes(), spec.readOnly(), volumes));
-        MountPoints.requireForReadOnly(bundle, config);
+        if (spec.readOnly()) {
+            MountPoints.requireInImage(bundle, config);
+        }
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
         if (spec.terminal()) {

@@ -152,7 +152,7 @@ class PodStorageVmTest {
         JruncVm.Result refused = vm.run("create", "--pod", POD, "--name", "ro", "--read-only", scratchBundle.toString());
         assertEquals(125, refused.code(), refused.all());
         assertEquals(1, refused.err().lines().count(), refused.all());
-        assertTrue(refused.err().contains("/scratch") && refused.err().contains("read-only"), refused.all());
+        assertTrue(refused.err().contains("/scratch") && refused.err().contains("--read-only"), refused.all());
         assertFalse(Files.exists(containerDir("ro")), "nothing left of the refused container");
         assertFalse(vm.run("ls").out().contains("ro "), "ls does not list it");
         // the same bundle's read-only root is fine once the image has the mount point

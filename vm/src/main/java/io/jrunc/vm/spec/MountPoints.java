@@ -13,9 +13,10 @@ import java.util.Deque;
 import java.util.List;
 
 /**
- * Mount points a read-only root cannot take. The guest's runtime creates a mount's destination when
- * the image lacks it, as runc does; that takes a writable root. A read-only one (root.readonly,
- * {@code --read-only}) is checked here, at create, before anything is made: every destination must
+ * Mount points a {@code --read-only} root does not get. The guest's runtime creates a mount's
+ * destination that the image lacks, as runc does (for a bundle's {@code root.readonly} too: runc makes
+ * its mount points, then remounts the root read-only). {@code --read-only} asks that nothing be made in
+ * the root, so such a mount is refused at create, before anything is made: every destination must
  * exist in the bundle's rootfs (resolved inside it: a symlink is followed as the container would see
  * it, never to the host's files) or lie under an earlier mount's destination, which that mount
  * provides (/dev/pts under a /dev tmpfs).
@@ -26,9 +27,9 @@ public final class MountPoints {
     private MountPoints() {
     }
 
-    /** Refuses, naming the first path, a mount whose destination a read-only root would have to create. */
-    public static void requireForReadOnly(Bundle bundle, ObjectNode config) throws VmException {
-        if (!config.path("root").path("readonly").asBoolean(false) || !(config.get("mounts") instanceof com.fasterxml.jackson.databind.node.ArrayNode mounts)) {
+    /** Refuses, naming the first path, a mount whose destination would have to be made in the root. */
+    public static void requireInImage(Bundle bundle, ObjectNode config) throws VmException {
+        if (!(config.get("mounts") instanceof com.fasterxml.jackson.databind.node.ArrayNode mounts)) {
             return;
         }
         List<Path> earlier = new ArrayList<>();
@@ -45,8 +46,8 @@ public final class MountPoints {
                 continue;
             }
             throw new VmException(bundle.dir().resolve("config.json") + ": mounts[" + i + "]: the mount point " + dest
-                    + " does not exist in the image and the root is read-only (root.readonly or --read-only):"
-                    + " create it in the rootfs, or give the container a writable root");
+                    + " does not exist in the image and --read-only makes nothing in the root:"
+                    + " create it in the rootfs, or drop --read-only");
         }
     }
 

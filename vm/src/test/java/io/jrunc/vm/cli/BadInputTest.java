@@ -386,7 +386,7 @@ class BadInputTest {
     }
 
     @Test
-    void aReadOnlyRootRefusesAMountPointTheImageLacks() throws IOException {
+    void readOnlyRefusesAMountPointTheImageLacks() throws IOException {
         Files.createDirectories(bundle.resolve("rootfs/proc"));
         Files.writeString(bundle.resolve("config.json"), """
                 {"ociVersion": "1.0.2", "process": {"args": ["sh"], "cwd": "/"}, "root": {"path": "rootfs"},
@@ -394,8 +394,5 @@ class BadInputTest {
                             {"destination": "/scratch", "type": "tmpfs", "source": "tmpfs"}]}""");
         refused("/scratch", "create", "--name", "c1", "--read-only", bundle.toString());
         refused("/scratch", "run", "--read-only", bundle.toString());
-        Files.writeString(bundle.resolve("config.json"), Files.readString(bundle.resolve("config.json"))
-                .replace("\"path\": \"rootfs\"", "\"path\": \"rootfs\", \"readonly\": true"));
-        refused("/scratch", "create", "--name", "c1", bundle.toString());
     }
 }

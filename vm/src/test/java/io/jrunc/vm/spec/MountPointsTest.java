@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A read-only root's mount points: in the image (symlinks resolved inside it) or under an earlier mount. */
+/** A --read-only root's mount points: in the image (symlinks resolved inside it) or under an earlier mount. */
 class MountPointsTest {
     @TempDir
     Path tmp;
@@ -30,7 +30,7 @@ class MountPointsTest {
     }
 
     void check(Bundle b) throws VmException {
-        MountPoints.requireForReadOnly(b, SpecBuilder.build(b, new SpecBuilder.Overrides(0, 0, null, null)));
+        MountPoints.requireInImage(b, SpecBuilder.build(b, new SpecBuilder.Overrides(0, 0, null, null)));
     }
 
     @Test
@@ -38,15 +38,7 @@ class MountPointsTest {
         check(bundle(mount("/etc") + "," + mount("/dev") + "," + mount("/dev/pts") + "," + mount("/dev/shm/deep")));
         VmException e = assertThrows(VmException.class, () -> check(bundle(mount("/etc") + "," + mount("/scratch"))));
         assertTrue(e.getMessage().contains("mounts[1]") && e.getMessage().contains("/scratch")
-                && e.getMessage().contains("read-only"), e.getMessage());
-    }
-
-    @Test
-    void aWritableRootTakesAnyMountPoint() throws Exception {
-        Bundle b = bundle(mount("/scratch"));
-        var config = SpecBuilder.build(b, new SpecBuilder.Overrides(0, 0, null, null));
-        config.withObjectProperty("root").put("readonly", false);
-        MountPoints.requireForReadOnly(b, config);
+                && e.getMessage().contains("--read-only"), e.getMessage());
     }
 
     @Test
