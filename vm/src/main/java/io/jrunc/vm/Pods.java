@@ -465,11 +465,23 @@ public final class Pods {
                 throw new VmException("pod " + name + ": status query failed: " + e.getMessage(), e);
             }
         }
+        ArrayNode volumes = out.putArray("volumes");
+        for (PodVolumes.Disk v : PodVolumes.list(root.podDir(name))) {
+            volumes.addObject().put("name", v.name()).put("size", Sizes.format(sizeOf(v.file()))).put("file", v.file().toString());
+        }
         ArrayNode containers = out.putArray("containers");
         for (ContainerRecord c : root.containers(name)) {
             containers.add(c.name());
         }
         return out;
+    }
+
+    private static long sizeOf(Path file) throws VmException {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            throw new VmException("cannot read " + file + ": " + e.getMessage(), e);
+        }
     }
 
     public Optional<PodRecord> find(String name) throws VmException {

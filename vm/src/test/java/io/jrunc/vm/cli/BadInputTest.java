@@ -353,6 +353,9 @@ class BadInputTest {
         Path volumes = root.resolve("pods/p1/volumes");
         assertEquals(16L << 20, Files.size(volumes.resolve("data.img")));
         assertEquals(1L << 30, Files.size(volumes.resolve("logs.img")), "the default size");
+        Result inspect = run("pod", "inspect", "p1");
+        assertTrue(inspect.out().contains("\"name\" : \"data\",\n    \"size\" : \"16m\"")
+                && inspect.out().contains("\"name\" : \"logs\",\n    \"size\" : \"1g\""), inspect.out());
         assertEquals(0, run("pod", "rm", "p1").code());
         assertEquals(Set.of("pods"), stateFiles());
         assertFalse(monitorStarted);
