@@ -41,6 +41,8 @@ class PodStorageVmTest {
     static Path bundle;
     /** The same with a tmpfs mounted at /scratch, which its rootfs lacks. */
     static Path scratchBundle;
+    /** PodVmTest's bundle (root.readonly true) with the same mount. */
+    static Path readOnlyScratchBundle;
     static JruncVm vm;
     static String imageSha;
 
@@ -54,6 +56,11 @@ class PodStorageVmTest {
         scratchBundle = writable(work.resolve("scratch-bundle"),
                 ",\n {\"destination\": \"/scratch\", \"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"size=1m\"]}");
         assertFalse(Files.exists(scratchBundle.resolve("rootfs/scratch"), LinkOption.NOFOLLOW_LINKS));
+        readOnlyScratchBundle = PodVmTest.busyboxBundle(work.resolve("ro-scratch-bundle"));
+        Files.createSymbolicLink(readOnlyScratchBundle.resolve("rootfs/bin/touch"), Path.of("busybox"));
+        String tmp = "{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"size=1g\"]}";
+        Files.writeString(readOnlyScratchBundle.resolve("config.json"), Files.readString(readOnlyScratchBundle.resolve("config.json"))
+                .replace(tmp, tmp + ",\n {\"destination\": \"/scratch\", \"type\": \"tmpfs\", \"source\": \"tmpfs\"}"));
     }
 
     @AfterAll
@@ -140,6 +147,9 @@ class PodStorageVmTest {
         assertEquals("from-a", exec("b", "cat /shared/note"));
         exec("b", "echo from-b >> /shared/note");
         assertEquals("from-a\nfrom-b", exec("a", "cat /shared/note"));
+        // mounted :ro by a third container, it reads and cannot write
+        assertEquals("from-a\nfrom-b\nrefused", ok("run", "--pod", POD, "--rm", "-v", "shared:/shared:ro", bundle.toString(),
+                "sh", "-c", "cat /shared/note; echo x >> /shared/note 2>/dev/null || echo refused").out().strip());
     }
 
     @Test
@@ -148,6 +158,10 @@ class PodStorageVmTest {
         JruncVm.Result r = ok("run", "--pod", POD, "--rm", "--name", "scratch", scratchBundle.toString(),
                 "sh", "-c", "echo hi > /scratch/x && cat /scratch/x && grep ' /scratch ' /proc/mounts");
         assertTrue(r.out().startsWith("hi\ntmpfs /scratch tmpfs"), r.all());
+
+        // a bundle's own root.readonly gets its mount points made, as runc makes them, and stays read-only
+        assertEquals("ro-hi\nread-only", ok("run", "--pod", POD, "--rm", readOnlyScratchBundle.toString(), "sh", "-c",
+                "echo ro-hi > /scratch/x && cat /scratch/x; touch /y 2>/dev/null || echo read-only").out().strip());
 
         JruncVm.Result refused = vm.run("create", "--pod", POD, "--name", "ro", "--read-only", scratchBundle.toString());
         assertEquals(125, refused.code(), refused.all());
