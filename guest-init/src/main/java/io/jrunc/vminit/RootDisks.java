@@ -71,10 +71,6 @@ final class RootDisks {
      * {@code overlay}, whose upper layer is on {@code layer} when given, else a tmpfs) and returns the
      * mount points, innermost last, for {@link #unmount}.
      */
-    static List<Path> mount(Path device, String fsType, Path bundle, boolean overlay) throws IOException {
-        return mount(device, fsType, bundle, overlay, null);
-    }
-
     static List<Path> mount(Path device, String fsType, Path bundle, boolean overlay, Path layerDevice) throws IOException {
         List<Path> mounts = new ArrayList<>();
         Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
