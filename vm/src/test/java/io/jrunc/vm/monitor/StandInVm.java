@@ -69,6 +69,20 @@ final class StandInVm implements PodVm {
         detached.add(serial);
     }
 
+    /** Tags of shares hot-plugged and unplugged, in order (no virtiofsd runs: the guest is a stand-in). */
+    final List<String> sharesAttached = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<String> sharesDetached = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public void attachShare(String tag, Path directory) {
+        sharesAttached.add(tag);
+    }
+
+    @Override
+    public void detachShare(String tag) {
+        sharesDetached.add(tag);
+    }
+
     @Override
     public Integer awaitExit(Duration timeout) throws InterruptedException {
         return exited.await(timeout.toMillis(), TimeUnit.MILLISECONDS) ? exitCode : null;
