@@ -30,7 +30,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * read-only share refuses writes (EROFS); `..` and symlinks pointing out of the share stay inside it
  * (a file placed next to the shared directory on the host is never read); the virtiofsd processes
  * and their sockets go with the container (`rm -f`, also after a killed and after a failed create) and
- * with the pod (`pod rm -f`). Needs what PodVmTest needs (VmHost), and qemu's virtiofsd.
+ * with the pod (`pod stop`, `pod rm -f`), and `pod start` makes a kept container's share again. Two boots. Needs what PodVmTest needs (VmHost), and qemu's virtiofsd.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PodShareVmTest {
@@ -75,6 +75,14 @@ class PodShareVmTest {
         if (vm != null && Files.exists(vm.root())) {
             for (JsonNode p : JruncVm.JSON.readTree(vm.run("pod", "ls", "--format", "json").out())) {
                 vm.run("pod", "rm", "-f", p.path("name").asText());
+            }
+        }
+        if (work != null) {
+            // never following links: the share holds one to /
+            try (Stream<Path> all = Files.walk(work)) {
+                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
     }
@@ -243,6 +251,15 @@ class PodShareVmTest {
         ok("create", "--pod", POD, "--name", "kept", "-v", shared + ":/data", bundle.toString(), "sleep", "3600");
         ok("start", "kept");
         assertFalse(virtiofsds().isEmpty());
+
+        // pod stop: the virtiofsd goes with qemu; pod start makes the share again with the container
+        ok("pod", "stop", "-t", "1", POD);
+        assertEquals(Set.of(), virtiofsds(), "pod stop");
+        assertEquals(Set.of(), sockets());
+        ok("pod", "start", POD);
+        assertEquals(1, sockets().size(), sockets().toString());
+        assertEquals("inside", ok("exec", "kept", "cat", "/data/inside.txt").out().strip(), "the share after pod start");
+
         ok("pod", "rm", "-f", POD);
         assertEquals(Set.of(), virtiofsds(), "pod rm -f");
         assertFalse(Files.exists(podDir()));
