@@ -345,5 +345,9 @@ class BadInputTest {
         assertEquals(0, run("pod", "create", "--name", "pv").code());
         refused("--volume /does/not/exist:/x", "create", "--pod", "pv", "--name", "c1", "-v", "/does/not/exist:/x", bundle.toString());
         refused("--volume " + dir + ":/x:bogus", "create", "--pod", "pv", "-v", "/tmp:/y", "-v", dir + ":/x:bogus", bundle.toString());
+        // virtiofsd's socket in the pod's directory would not fit a Unix socket's path
+        String longName = "p".repeat(63);
+        assertEquals(0, run("pod", "create", "--name", longName).code());
+        refused("longer than 107 bytes", "create", "--pod", longName, "-v", dir + ":/x", bundle.toString());
     }
 }
