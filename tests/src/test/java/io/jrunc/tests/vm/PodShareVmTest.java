@@ -67,6 +67,8 @@ class PodShareVmTest {
         Files.createSymbolicLink(shared.resolve("abs"), parent);
         Files.createSymbolicLink(shared.resolve("self"), Path.of("."));
         readonly = Files.createDirectories(parent.resolve("readonly"));
+        // writable by the container's user: only the read-only mount refuses its write
+        Files.setPosixFilePermissions(readonly, PosixFilePermissions.fromString("rwxrwxrwx"));
         Files.writeString(readonly.resolve("ro.txt"), "read-only content\n");
     }
 
