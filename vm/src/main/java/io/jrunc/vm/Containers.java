@@ -20,15 +20,19 @@ import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
+import io.jrunc.vm.monitor.pb.Share;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.qemu.SwapDisk;
+import io.jrunc.vm.qemu.Virtiofsd;
 import io.jrunc.vm.spec.Bundle;
 import io.jrunc.vm.spec.LayerImage;
 import io.jrunc.vm.spec.MountPoints;
-import io.jrunc.vm.spec.VolumeSpec;
+import io.jrunc.vm.spec.PodVolumeMount;
 import io.jrunc.vm.spec.RootfsImage;
+import io.jrunc.vm.spec.ShareMounts;
 import io.jrunc.vm.spec.SpecBuilder;
 import io.jrunc.vm.state.ContainerRecord;
+import io.jrunc.vm.state.HostShare;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
 import java.io.IOException;
@@ -55,21 +59,30 @@ public final class Containers {
      * @param swapBytes   the swap cap (swap alone); -1: none
      * @param consoleSize the caller's terminal for a {@code terminal} process (null when unknown), its
      *                    size from the start
+     * @param hostDirectories {@code -v|--volume HOSTDIR:CTRPATH}: host directories it shares
      * @param readOnly    {@code --read-only}: the root read-only whatever the bundle says (no layer)
      * @param layerBytes  the writable layer's size ({@code --layer-size})
-     * @param volumes     {@code -v|--volume}: the pod's volumes and host directories it mounts
+     * @param podVolumes  {@code -v|--volume NAME:CTRPATH}: the pod's volumes it mounts
      */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                        boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
-                       boolean readOnly, long layerBytes, List<VolumeSpec> volumes) {
+                       List<VolumeFlag.HostDirectory> hostDirectories, boolean readOnly, long layerBytes,
+                       List<PodVolumeMount> podVolumes) {
         public Spec {
-            volumes = volumes == null ? List.of() : List.copyOf(volumes);
+            hostDirectories = hostDirectories == null ? List.of() : List.copyOf(hostDirectories);
+            podVolumes = podVolumes == null ? List.of() : List.copyOf(podVolumes);
+        }
+
+        public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
+                    boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
+                    List<VolumeFlag.HostDirectory> hostDirectories) {
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, hostDirectories,
+                    false, LayerImage.DEFAULT_BYTES, List.of());
         }
 
         public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                     boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
-            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, false,
-                    LayerImage.DEFAULT_BYTES, List.of());
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, List.of());
         }
     }
 
@@ -113,9 +126,22 @@ public final class Containers {
         LayerImage.require(spec.layerBytes(), "--layer-size");
         Bundle bundle = Bundle.load(spec.bundle());
         PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
-        List<VolumeSpec.PodVolume> volumes = podVolumes(spec.volumes(), named);
+        List<PodVolumeMount> volumes = podVolumes(spec.podVolumes(), named);
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
                 named == null ? null : named.config().hostname(), spec.swapBytes(), spec.readOnly(), volumes));
+        List<HostShare> shares = new ArrayList<>();
+        for (VolumeFlag.HostDirectory d : spec.hostDirectories()) {
+            shares.add(new HostShare(Names.random("fs"), d.hostPath().toString(), d.containerPath(), d.readOnly()));
+        }
+        if (!shares.isEmpty()) {
+            // virtiofsd's socket goes in the pod's directory: a Unix socket's path has 107 bytes at most
+            Path socket = Virtiofsd.socket(root.podDir(named != null ? named.name() : Names.random("anon-")), shares.getFirst().tag());
+            if (socket.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 107) {
+                throw new VmException("invalid --volume: the socket path " + socket + " would be longer than 107 bytes"
+                        + " (a shorter --root or pod name)");
+            }
+        }
+        ShareMounts.add(config, shares);
         if (spec.readOnly()) {
             MountPoints.requireInImage(bundle, config);
         }
@@ -151,7 +177,7 @@ public final class Containers {
             // held to the end of this call: `pod prune` leaves the pod alone while it is not booted yet
             creating = root.creating(pod.name());
             record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), Names.serial(), spec.args(),
-                    System.currentTimeMillis(), "creating", 0);
+                    System.currentTimeMillis(), "creating", 0, shares);
             root.write(record);
         } catch (NameTaken e) {
             throw new VmException(e.getMessage());
@@ -203,48 +229,46 @@ public final class Containers {
     }
 
     /**
-     * The pod volumes among the {@code --volume}s, each one the pod has. A host directory is refused
-     * for now; a pod volume needs a named pod (an anonymous pod is made for one container and has no
-     * volumes: `pod create --volume` makes them).
+     * The pod's volumes that {@code -v NAME:CTRPATH} mounts, each one the pod has. A pod volume needs a
+     * named pod (an anonymous pod is made for one container and has no volumes: `pod create --volume`
+     * makes them).
      */
-    private List<VolumeSpec.PodVolume> podVolumes(List<VolumeSpec> given, PodRecord named) throws VmException {
-        List<VolumeSpec.PodVolume> out = new ArrayList<>();
-        for (VolumeSpec v : given) {
-            switch (v) {
-                case VolumeSpec.HostDirectory h -> throw new VmException("invalid --volume " + h.source() + ":" + h.target()
-                        + ": host directories are not supported yet");
-                case VolumeSpec.PodVolume p -> {
-                    if (named == null) {
-                        throw new VmException("invalid --volume " + p.name() + ":" + p.target() + ": a pod volume needs --pod"
-                                + " (an anonymous pod has no volumes; make them with pod create --volume)");
-                    }
-                    if (!PodVolumes.exists(root.podDir(named.name()), p.name())) {
-                        throw new VmException("invalid --volume " + p.name() + ":" + p.target() + ": pod " + named.name()
-                                + " has no volume " + p.name() + " (pod create --volume " + p.name() + ")");
-                    }
-                    out.add(p);
-                }
+    private List<PodVolumeMount> podVolumes(List<PodVolumeMount> given, PodRecord named) throws VmException {
+        for (PodVolumeMount p : given) {
+            if (named == null) {
+                throw new VmException("invalid --volume " + p.name() + ":" + p.target() + ": a pod volume needs --pod"
+                        + " (an anonymous pod has no volumes; make them with pod create --volume)");
+            }
+            if (!PodVolumes.exists(root.podDir(named.name()), p.name())) {
+                throw new VmException("invalid --volume " + p.name() + ":" + p.target() + ": pod " + named.name()
+                        + " has no volume " + p.name() + " (pod create --volume " + p.name() + ")");
             }
         }
-        return out;
+        return given;
     }
 
     /**
-     * The monitor's AddContainer for a container whose create left its state in {@code dir}: its image,
-     * and its writable layer when it has one (a read-only root has none).
+     * The monitor's AddContainer for a container whose create left its state in {@code dir}: its spec,
+     * image and disk serial, its shared directories, and its writable layer when it has one (a
+     * read-only root has none).
      */
     static AddContainerRequest addRequest(Path dir, ContainerRecord c, byte[] config) {
         AddContainerRequest.Builder b = AddContainerRequest.newBuilder().setId(c.name())
                 .setOciConfig(ByteString.copyFrom(config)).setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial());
+        for (HostShare s : c.shares()) {
+            b.addShares(Share.newBuilder().setTag(s.tag()).setHostPath(s.hostPath()));
+        }
         if (LayerImage.exists(dir)) {
             b.setLayerImage(LayerImage.file(dir).toString()).setLayerSerial(LayerImage.serial(c.serial()));
         }
         return b.build();
     }
 
-    /** The serial of the container's writable layer, or "" when it has none (a read-only root). */
-    private String layerSerial(ContainerRecord c) throws VmException {
-        return LayerImage.exists(root.containerDir(c.pod(), c.name())) ? LayerImage.serial(c.serial()) : "";
+    /** The monitor's RemoveContainer for the record: its disks (image, layer) and shared directories go with it. */
+    private RemoveContainerRequest removeRequest(ContainerRecord c, boolean force) throws VmException {
+        String layer = LayerImage.exists(root.containerDir(c.pod(), c.name())) ? LayerImage.serial(c.serial()) : "";
+        return RemoveContainerRequest.newBuilder().setId(c.name()).setForce(force).setSerial(c.serial())
+                .setLayerSerial(layer).addAllShareTags(c.shareTags()).build();
     }
 
     /** A create whose outcome in the guest is unknown: its state stays, for ls and rm -f. */
@@ -267,9 +291,7 @@ public final class Containers {
             return true; // the VM ended, and whatever it held with it
         }
         try (AgentClient monitor = pods.connectRunning(pod)) {
-            monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(record.name())
-                    .setForce(true).setSerial(record.serial()).setLayerSerial(layerSerial(record)).build(),
-                    timeouts.create());
+            monitor.call(MonitorMethods.REMOVE_CONTAINER, removeRequest(record, true), timeouts.create());
             return true;
         } catch (RpcException | VmException e) {
             return false;
@@ -447,9 +469,8 @@ public final class Containers {
             AgentClient monitor = force && "creating".equals(c.lastState()) ? pods.serving(pod) : pods.connectRunning(pod);
             if (monitor != null) {
                 try (monitor) {
-                    monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(name)
-                            .setForce(force || created(monitor, name)).setSerial(c.serial())
-                            .setLayerSerial(layerSerial(c)).build(), Duration.ofSeconds(90));
+                    monitor.call(MonitorMethods.REMOVE_CONTAINER, removeRequest(c, force || created(monitor, name)),
+                            Duration.ofSeconds(90));
                 } catch (RpcException e) {
                     if (e.code() == Code.FAILED_PRECONDITION) {
                         throw new VmException("container \"" + name + "\" is running: stop it first, or use rm -f", e);

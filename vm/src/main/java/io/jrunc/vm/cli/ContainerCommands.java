@@ -9,9 +9,10 @@ import io.jrunc.vm.ExecEnvironment;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.VolumeFlag;
 import io.jrunc.vm.config.ConfigFile;
 import io.jrunc.vm.spec.LayerImage;
-import io.jrunc.vm.spec.VolumeSpec;
+import io.jrunc.vm.spec.PodVolumeMount;
 import io.jrunc.vm.state.ContainerRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ final class ContainerCommands {
         boolean readOnly;
         @Option(names = "--layer-size", description = "the writable root's layer, e.g. 2g: writes beyond it get ENOSPC (default 1g)")
         String layerSize;
-        @Option(names = {"-v", "--volume"}, paramLabel = "NAME:CTRPATH[:ro]", description = "mount the pod's volume NAME (pod create --volume) at CTRPATH (repeatable); an absolute host path in place of NAME is a host directory")
+        @Option(names = {"-v", "--volume"}, paramLabel = "HOSTDIR|NAME:CTRPATH[:ro]", description = "share a host directory (an absolute path) with the container through virtio-fs, or mount the pod's volume NAME (pod create --volume); read-only with :ro (repeatable)")
         List<String> volumes = new ArrayList<>();
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
         boolean interactive;
@@ -72,12 +73,19 @@ final class ContainerCommands {
             Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
                     .orElse(null) : null;
             long layer = layerSize == null ? LayerImage.DEFAULT_BYTES : Sizes.parse(layerSize, "--layer-size");
-            List<VolumeSpec> mounts = new ArrayList<>();
+            // podman's rule: an absolute SOURCE is a host directory, one without '/' a volume of the pod
+            List<VolumeFlag.HostDirectory> hostDirectories = new ArrayList<>();
+            List<PodVolumeMount> podVolumes = new ArrayList<>();
             for (String v : volumes) {
-                mounts.add(VolumeSpec.parse(v));
+                if (VolumeFlag.isHostDirectory(v)) {
+                    hostDirectories.add(VolumeFlag.hostDirectory(v));
+                } else {
+                    VolumeFlag.refuseRelativePath(v);
+                    podVolumes.add(PodVolumeMount.parse(v));
+                }
             }
             return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
-                    readOnly, layer, mounts);
+                    hostDirectories, readOnly, layer, podVolumes);
         }
     }
 

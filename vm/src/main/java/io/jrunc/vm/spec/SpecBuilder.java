@@ -37,7 +37,7 @@ public final class SpecBuilder {
      * swap cap is none (the container may use the whole area).
      */
     public record Overrides(long memoryBytes, double cpus, List<String> args, String podHostname, long swapCapBytes,
-                            boolean readOnly, List<VolumeSpec.PodVolume> volumes) {
+                            boolean readOnly, List<PodVolumeMount> volumes) {
         public Overrides {
             volumes = volumes == null ? List.of() : List.copyOf(volumes);
         }
@@ -115,7 +115,7 @@ public final class SpecBuilder {
         }
         if (!o.volumes().isEmpty()) {
             ArrayNode mounts = config.get("mounts") instanceof ArrayNode given ? given : config.putArray("mounts");
-            for (VolumeSpec.PodVolume v : o.volumes()) {
+            for (PodVolumeMount v : o.volumes()) {
                 mounts.addObject().put("destination", v.target()).put("type", "bind").put("source", Volumes.guestPath(v.name()))
                         .putArray("options").add("rbind").add(v.readOnly() ? "ro" : "rw");
             }

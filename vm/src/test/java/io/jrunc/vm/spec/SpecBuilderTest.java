@@ -118,7 +118,7 @@ class SpecBuilderTest {
     @Test
     void podVolumesAreBoundFromWhereTheAgentMountsThem() throws Exception {
         ObjectNode built = build(CONFIG, new SpecBuilder.Overrides(0, 0, List.of(), null, -1, false,
-                List.of(new VolumeSpec.PodVolume("data", "/srv/data", false), new VolumeSpec.PodVolume("conf", "/etc/app", true))));
+                List.of(new PodVolumeMount("data", "/srv/data", false), new PodVolumeMount("conf", "/etc/app", true))));
         JsonNode mounts = built.path("mounts");
         JsonNode data = mounts.get(mounts.size() - 2);
         assertEquals("/srv/data", data.path("destination").asText());
