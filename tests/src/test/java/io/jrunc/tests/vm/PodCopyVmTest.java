@@ -57,6 +57,7 @@ class PodCopyVmTest {
         Files.createSymbolicLink(rootfs.resolve("escape"), Path.of("/"));
         Files.createDirectories(rootfs.resolve("deep"));
         Files.createSymbolicLink(rootfs.resolve("deep/up"), Path.of("../.."));
+        Files.createDirectories(rootfs.resolve("streamed"));
         vm.ok("pod", "create", "--name", POD, "--hostname", "copyhost");
         vm.ok("create", "--pod", POD, "--name", "a", bundle.toString(), "sleep", "600");
         vm.ok("start", "a");
@@ -253,8 +254,45 @@ class PodCopyVmTest {
         assertEquals("", exec("a", "find", "/", "-xdev", "-name", "newdir").strip());
     }
 
+    /** "-": a tar stream from stdin into a directory, and a path to stdout as a tar stream GNU tar reads. */
     @Test
     @Order(7)
+    void tarStreamsOnStdinAndStdout() throws Exception {
+        Path src = Files.createDirectories(work.resolve("streamed/src/d"));
+        Files.writeString(src.resolve("f"), "streamed in\n");
+        Path archive = work.resolve("in.tar");
+        run(new ProcessBuilder("tar", "-cf", archive.toString(), "-C", work.resolve("streamed").toString(), "src"));
+        run(vm.builder("cp", "-", "a:/streamed").redirectInput(archive.toFile()));
+        assertEquals("streamed in", exec("a", "cat", "/streamed/src/d/f").strip());
+        assertOneLine125(vm.run("cp", "-", "a:/data/plain"), "must be a directory");
+
+        Path out = work.resolve("out.tar");
+        run(vm.builder("cp", "a:/data", "-").redirectOutput(out.toFile()));
+        Path x = Files.createDirectory(work.resolve("untarred"));
+        run(new ProcessBuilder("tar", "--numeric-owner", "-xpf", out.toString(), "-C", x.toString()));
+        // what was not changed since the first case's copy comes out of GNU tar as it went in
+        List<String> kept = List.of("plain ", "sub/empty ", "sub/inner ", "sub/inner/big ", "sub/link ", "sub/tool ");
+        List<String> original = describe(work.resolve("tree")).stream().filter(l -> kept.stream().anyMatch(l::startsWith)).toList();
+        List<String> untarred = describe(x.resolve("data")).stream().filter(l -> kept.stream().anyMatch(l::startsWith)).toList();
+        assertEquals(6, original.size());
+        assertEquals(original, untarred);
+    }
+
+    static void run(ProcessBuilder pb) throws Exception {
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        if (pb.redirectInput() == ProcessBuilder.Redirect.PIPE) {
+            pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        }
+        if (pb.redirectOutput() == ProcessBuilder.Redirect.PIPE) {
+            pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        }
+        Process p = pb.start();
+        assertTrue(p.waitFor(3, TimeUnit.MINUTES), String.join(" ", pb.command()));
+        assertEquals(0, p.exitValue(), String.join(" ", pb.command()));
+    }
+
+    @Test
+    @Order(9)
     void aStoppedPodSaysWhy() throws Exception {
         vm.ok("pod", "stop", "-t", "0", POD);
         Path file = work.resolve("bad-input");

@@ -13,7 +13,8 @@ import picocli.CommandLine.ParentCommand;
         description = {"Copy files and directories between the host and a container's root filesystem.",
                 "One of SRC and DST is CONTAINER:PATH; PATH is taken from the container's / and resolves inside it.",
                 "Modes, owners and modification times are kept; symbolic links are copied as links.",
-                "SRC ending in /. copies a directory's contents; a missing DST is created (its directory must exist)."})
+                "SRC ending in /. copies a directory's contents; a missing DST is created (its directory must exist).",
+                "SRC - reads a tar stream from stdin into the directory DST; DST - writes SRC to stdout as a tar stream."})
 final class ContainerCopy implements Callable<Integer> {
     @ParentCommand
     Main main;
@@ -26,7 +27,8 @@ final class ContainerCopy implements Callable<Integer> {
 
     @Override
     public Integer call() throws VmException {
-        new ContainerCopies(main.containers()).copy(source, destination, followLink);
+        new ContainerCopies(main.containers()).copy(source, destination, followLink, System.in, Main.Output.out);
+        Main.Output.out.flush();
         return 0;
     }
 }

@@ -12,6 +12,8 @@ import io.jrunc.agent.api.pb.v1.CopyOutRequest;
 import io.jrunc.agent.api.pb.v1.CopyOutResponse;
 import io.jrunc.agent.api.pb.v1.FileKind;
 import io.jrunc.agent.api.pb.v1.FileStatRequest;
+import io.jrunc.agent.api.tar.TarEntry;
+import io.jrunc.agent.api.tar.TarNames;
 import io.jrunc.agent.api.tar.TarReader;
 import io.jrunc.agent.api.tar.TarWriter;
 import io.jrunc.ttrpc.Code;
@@ -34,6 +36,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -52,12 +55,25 @@ public final class ContainerCopies {
         this.containers = containers;
     }
 
-    /** Copies {@code source} to {@code destination}, one of them {@code CONTAINER:PATH}. */
-    public void copy(String source, String destination, boolean followLink) throws VmException {
+    /**
+     * Copies {@code source} to {@code destination}, one of them {@code CONTAINER:PATH}; the other may
+     * be "-": a tar stream read from {@code stdin} and written into a directory of the container, or
+     * the container's path written to {@code stdout} as a tar stream whose top is named as it is.
+     */
+    public void copy(String source, String destination, boolean followLink, InputStream stdin, OutputStream stdout)
+            throws VmException {
         Side from = CopyPaths.side(source);
         Side to = CopyPaths.side(destination);
         if (from instanceof InContainer && to instanceof InContainer) {
             throw new VmException("cp: copying between containers is not supported");
+        }
+        if (source.equals("-") && to instanceof InContainer c) {
+            streamIn(stdin, c.container(), CopyPaths.containerPath(c.path()));
+            return;
+        }
+        if (destination.equals("-") && from instanceof InContainer c) {
+            streamOut(c.container(), CopyPaths.containerPath(c.path()), followLink, stdout);
+            return;
         }
         if (from instanceof Local && to instanceof Local) {
             throw new VmException("cp: one of SRC and DST must be CONTAINER:PATH (neither " + source + " nor "
@@ -170,6 +186,76 @@ public final class ContainerCopies {
                     : new VmException("cp: " + e.getCause().getMessage(), e);
         } catch (IOException e) {
             throw new VmException("cp: " + hostPath + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** `cp - C:DIR`: the caller's tar stream, as it is, extracted into the directory DIR. */
+    private void streamIn(InputStream stdin, String name, String directory) throws VmException {
+        try (AgentClient agent = connect(name)) {
+            FileKind kind = agent.call(AgentMethods.Files.FILE_STAT, FileStatRequest.newBuilder().setContainerId(name)
+                    .setPath(directory).build(), CALL).getKind();
+            if (kind != FileKind.FILE_KIND_DIRECTORY) {
+                throw new VmException("cp: " + name + ":" + directory + " must be a directory to copy a tar stream from stdin into");
+            }
+            String session = agent.call(AgentMethods.Files.COPY_IN, CopyInRequest.newBuilder().setContainerId(name)
+                    .setDirectory(directory).setName("").build(), CALL).getSession();
+            Upload upload = new Upload(agent, session);
+            try {
+                stdin.transferTo(upload);
+                upload.last();
+            } catch (IOException | UncheckedIOException | RpcException e) {
+                upload.cancel();
+                throw e;
+            }
+        } catch (RpcException e) {
+            throw agentError(name, directory, e);
+        } catch (RpcCarrier e) {
+            throw agentError(name, directory, e.rpc);
+        } catch (UncheckedIOException e) {
+            throw e.getCause() instanceof RpcCarrier r ? agentError(name, directory, r.rpc)
+                    : new VmException("cp: " + e.getCause().getMessage(), e);
+        } catch (IOException e) {
+            throw new VmException("cp: reading stdin: " + e.getMessage(), e);
+        }
+    }
+
+    /** `cp C:PATH -`: the path as a tar stream on stdout, its top named as PATH's last component. */
+    private void streamOut(String name, String path, boolean follow, OutputStream stdout) throws VmException {
+        String top = CopyPaths.lastComponent(path);
+        String prefix = top.isEmpty() || top.equals(".") || top.equals("..") ? "." : top;
+        try (AgentClient agent = connect(name)) {
+            CopyOutResponse opened = agent.call(AgentMethods.Files.COPY_OUT, CopyOutRequest.newBuilder()
+                    .setContainerId(name).setPath(path).setFollowLink(follow).build(), CALL);
+            Download download = new Download(agent, opened.getSession());
+            try {
+                TarReader in = new TarReader(download);
+                TarWriter out = new TarWriter(stdout);
+                for (TarEntry e; (e = in.next()) != null; ) {
+                    List<String> parts = TarNames.components(e.name());
+                    String renamed = parts.isEmpty() ? prefix : prefix + "/" + String.join("/", parts);
+                    TarEntry r = new TarEntry(renamed, e.kind(), e.mode(), e.uid(), e.gid(), e.mtimeSeconds(),
+                            e.mtimeNanos(), e.size(), e.linkTarget());
+                    if (r.kind() == TarEntry.Kind.FILE) {
+                        out.write(r, in.content());
+                    } else if (r.kind() != TarEntry.Kind.OTHER) {
+                        out.write(r);
+                    }
+                }
+                download.drain();
+                out.finish();
+            } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
+                download.cancel();
+                throw e;
+            }
+        } catch (RpcException e) {
+            throw agentError(name, path, e);
+        } catch (RpcCarrier e) {
+            throw agentError(name, path, e.rpc);
+        } catch (UncheckedIOException e) {
+            throw e.getCause() instanceof RpcCarrier r ? agentError(name, path, r.rpc)
+                    : new VmException("cp: " + e.getCause().getMessage(), e);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new VmException("cp: writing stdout: " + e.getMessage(), e);
         }
     }
 
