@@ -21,7 +21,9 @@ import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import io.jrunc.testsupport.Requirements;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +38,11 @@ class ContainerFilesTest {
     Path tmp;
     Path root;
     int rootFd;
+
+    @BeforeAll
+    static void asRoot() {
+        Requirements.requireRoot("owners set with fchownat, as the agent (the guest's PID 1, root) sets them");
+    }
 
     @BeforeEach
     void root() throws IOException {

@@ -46,6 +46,7 @@ class PodCopyVmTest {
     @BeforeAll
     static void setUp() throws Exception {
         VmHost.requirePods();
+        io.jrunc.testsupport.Requirements.requireRoot("owners kept by cp are set with chown");
         work = Files.createTempDirectory("jrunc-vm-copy");
         vm = new JruncVm(work);
         bundle = PodVmTest.busyboxBundle(work.resolve("bundle"));
