@@ -57,16 +57,12 @@ final class FileService {
         d.register(AgentMethods.Files.COPY_OUT, (c, r) -> copyOut(r));
         d.register(AgentMethods.Files.COPY_OUT_READ, (c, r) -> copyOutRead(r));
         d.register(AgentMethods.Files.COPY_CANCEL, (c, r) -> {
-            Session s = sessions.remove(r.getSession());
-            if (s != null) {
-                s.cancel();
-            }
+            cancel(r.getSession());
             return CopyCancelResponse.getDefaultInstance();
         });
         Thread.ofVirtual().name("copy-sessions").start(this::expireIdle);
     }
 
-    /** A session left without a call for a minute (its host went away) is cancelled. */
     private void expireIdle() {
         while (true) {
             try {
@@ -74,14 +70,30 @@ final class FileService {
             } catch (InterruptedException e) {
                 return;
             }
-            long now = System.nanoTime();
-            sessions.forEach((id, s) -> {
-                if (now - s.lastUsed > IDLE_NANOS && sessions.remove(id, s)) {
-                    Console.log("copy session " + id + " idle for a minute: cancelled");
-                    s.cancel();
-                }
-            });
+            expireIdle(System.nanoTime());
         }
+    }
+
+    /** Cancels every session left without a call for a minute before {@code now} (its host went away). */
+    void expireIdle(long now) {
+        sessions.forEach((id, s) -> {
+            if (now - s.lastUsed > IDLE_NANOS && sessions.remove(id, s)) {
+                Console.log("copy session " + id + " idle for a minute: cancelled");
+                s.cancel();
+            }
+        });
+    }
+
+    /** Ends a session: its pipe closed, its worker stops (and removes its temporary file). */
+    void cancel(String id) {
+        Session s = sessions.remove(id);
+        if (s != null) {
+            s.cancel();
+        }
+    }
+
+    int sessionCount() {
+        return sessions.size();
     }
 
     private int openRoot(String containerId) throws RpcException {
@@ -108,7 +120,7 @@ final class FileService {
         return st.isSymlink() ? FileKind.FILE_KIND_SYMLINK : FileKind.FILE_KIND_OTHER;
     }
 
-    private FileStatResponse fileStat(String containerId, String path) throws RpcException {
+    FileStatResponse fileStat(String containerId, String path) throws RpcException {
         int root = openRoot(containerId);
         try {
             return FileStatResponse.newBuilder().setKind(kind(ContainerFiles.stat(root, path))).build();
@@ -148,7 +160,7 @@ final class FileService {
         return s;
     }
 
-    private CopyInResponse copyIn(CopyInRequest r) throws RpcException {
+    CopyInResponse copyIn(CopyInRequest r) throws RpcException {
         String name = validName(r.getName());
         int root = openRoot(r.getContainerId());
         try {
@@ -163,7 +175,7 @@ final class FileService {
         }
     }
 
-    private CopyInWriteResponse copyInWrite(CopyInWriteRequest r) throws RpcException, InterruptedException {
+    CopyInWriteResponse copyInWrite(CopyInWriteRequest r) throws RpcException, InterruptedException {
         if (!(session(r.getSession()) instanceof In s)) {
             throw new RpcException(Code.INVALID_ARGUMENT, "session " + r.getSession() + " copies out, not in");
         }
@@ -186,7 +198,7 @@ final class FileService {
         return CopyInWriteResponse.getDefaultInstance();
     }
 
-    private CopyOutResponse copyOut(CopyOutRequest r) throws RpcException {
+    CopyOutResponse copyOut(CopyOutRequest r) throws RpcException {
         int root = openRoot(r.getContainerId());
         try {
             int fd = ContainerFiles.openSource(root, r.getPath(), r.getFollowLink());
@@ -202,7 +214,7 @@ final class FileService {
         }
     }
 
-    private CopyOutReadResponse copyOutRead(CopyOutReadRequest r) throws RpcException, InterruptedException {
+    CopyOutReadResponse copyOutRead(CopyOutReadRequest r) throws RpcException, InterruptedException {
         if (!(session(r.getSession()) instanceof Out s)) {
             throw new RpcException(Code.INVALID_ARGUMENT, "session " + r.getSession() + " copies in, not out");
         }
