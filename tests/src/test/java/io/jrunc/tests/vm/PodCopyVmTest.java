@@ -73,6 +73,9 @@ class PodCopyVmTest {
                 vm.run("pod", "rm", "-f", p.path("name").asText());
             }
         }
+        if (work != null) {
+            io.jrunc.bindings.FileTrees.delete(work); // the trees copied out, the bundle, the state root
+        }
     }
 
     static String exec(String container, String... cmd) throws Exception {
