@@ -7,6 +7,11 @@
 #   baseline: the same kernel in the same VM configuration (qemu flags, memory, devices) with a busybox
 #          shell as /init that prints its uptime and powers off.
 # Then the medians, the ratio of ready times and the image sizes.
+# virtio-fs (its own section, virtiofs_figure): 100 MiB written by dd in a container to a host directory
+# shared through virtio-fs, against the same write to a tmpfs in the guest, interleaved, ROUNDS each,
+# with and without conv=fsync; and the pod VM's boot to ready and qemu's resident memory at ready with
+# the guest's RAM a shared memfd (what jrunc-vm boots, needed by virtio-fs) against private anonymous
+# memory, same command line otherwise. `FIGURES=virtiofs scripts/vm-figures.sh [ROUNDS]` runs it alone.
 #
 #   scripts/vm-figures.sh [ROUNDS [CONTAINERS]]     (make build vm-image first; needs busybox-static, qemu)
 set -euo pipefail
@@ -50,6 +55,79 @@ JSON
 
 ms() { date +%s%3N; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+# --- virtio-fs ---------------------------------------------------------------------------------------
+# qemu's command line for a booted pod, NUL-separated, into the array named $2
+qemu_cmdline() { local pid; pid=$(jv pod inspect "$1" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p'); mapfile -d '' "$2" < "/proc/$pid/cmdline"; }
+# boots the agent's image with the given qemu arguments (sockets and console in $1, no monitor), waits
+# for the agent's ready line, prints "SECONDS VmRSS_KiB RssAnon_KiB RssShmem_KiB" of qemu, and ends it
+boot_alone() {
+  local dir=$1; shift; mkdir -p "$dir"
+  "$@" & local q=$! t=0
+  until grep -q 'ready for requests' "$dir/console.log" 2>/dev/null || [ $t -ge 3000 ]; do sleep 0.1; t=$((t + 1)); done
+  sleep 2 # the JVM settles
+  local st=/proc/$q/status
+  echo "$(sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' "$dir/console.log" | head -1) $(awk '/^VmRSS|^RssAnon|^RssShmem/ {printf "%s ", $2}' "$st")"
+  kill "$q"; wait "$q" 2>/dev/null || true
+}
+virtiofs_figure() {
+  local rounds=$1 pod=figfs share=$OUT/virtiofs-share fsbundle=$OUT/fsbundle
+  mkdir -p "$share" "$fsbundle" && chmod 777 "$share"
+  rm -rf "$fsbundle/rootfs" && cp -a "$bundle/rootfs" "$fsbundle/rootfs"
+  sed 's|"mounts": \[|"mounts": [{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["size=256m"]},\n            |' \
+    "$bundle/config.json" > "$fsbundle/config.json"
+  jv pod create --name "$pod" --memory 512m >/dev/null
+  jv create --pod "$pod" --name fs -v "$share:/share" "$fsbundle" >/dev/null && jv start fs >/dev/null
+  : > "$OUT/fs-results"
+  for r in $(seq "$rounds"); do
+    for target in tmpfs:/tmp virtiofs:/share; do
+      for sync in none conv=fsync; do
+        local opt=; [ "$sync" = none ] || opt=$sync
+        # seconds by the guest's /proc/uptime (10 ms steps), around dd alone
+        secs=$(jv exec fs sh -c "read a x < /proc/uptime; dd if=/dev/zero of=${target#*:}/f bs=1M count=100 $opt 2>/dev/null; read b x < /proc/uptime; rm ${target#*:}/f; echo \$a \$b" \
+               | awk '{printf "%.2f", $2 - $1}')
+        echo "${target%%:*} $sync $secs" >> "$OUT/fs-results"
+      done
+    done
+  done
+  qemu_cmdline "$pod" fs_cmd
+  jv pod rm -f "$pod" >/dev/null
+  for target in tmpfs virtiofs; do
+    for sync in none conv=fsync; do
+      local t; t=$(awk -v t=$target -v s=$sync '$1 == t && $2 == s {print $3}' "$OUT/fs-results" | tr '\n' ' ')
+      local m; m=$(awk -v t=$target -v s=$sync '$1 == t && $2 == s {print $3}' "$OUT/fs-results" | median)
+      printf '100 MiB dd to %-8s %-10s (s): %s median %s = %s MiB/s\n' "$target" "$sync" "$t" "$m" "$(awk -v m="$m" 'BEGIN {printf "%.0f", 100 / m}')"
+    done
+  done
+
+  # shared memfd RAM against private anonymous RAM: the same command line, booted alone, interleaved
+  : > "$OUT/mem-memfd"; : > "$OUT/mem-anon"
+  for r in $(seq "$rounds"); do
+    for kind in memfd anon; do
+      local dir=$OUT/memboot-$kind-$r args=() a
+      for ((i = 1; i < ${#fs_cmd[@]}; i++)); do
+        a=${fs_cmd[$i]}
+        case ${fs_cmd[$((i - 1))]} in -serial) a=file:$dir/console.log ;; esac
+        a=${a//$ROOT\/pods\/$pod/$dir}
+        if [ $kind = anon ]; then
+          case $a in memory-backend-memfd,*) args=("${args[@]:0:${#args[@]}-1}"); continue ;; esac
+          a=${a/,memory-backend=ram0/}
+        fi
+        args+=("$a")
+      done
+      boot_alone "$dir" "${fs_cmd[0]}" "${args[@]}" >> "$OUT/mem-$kind"
+    done
+  done
+  for kind in memfd anon; do
+    echo "RAM $kind: ready (s) $(cut -d' ' -f1 "$OUT/mem-$kind" | tr '\n' ' ')median $(cut -d' ' -f1 "$OUT/mem-$kind" | median);" \
+         "qemu VmRSS/RssAnon/RssShmem at ready (MiB, medians) $(for c in 2 3 4; do cut -d' ' -f$c "$OUT/mem-$kind" | median | awk '{printf "%.0f ", $1 / 1024}'; done)"
+  done
+}
+if [ "${FIGURES:-all}" = virtiofs ]; then
+  virtiofs_figure "$ROUNDS"
+  exit 0
+fi
+
 for f in agent-ready agent-rss baseline-ready create-ms start-ms cli-ms; do : > "$OUT/$f"; done
 for r in $(seq "$ROUNDS"); do
   pod=fig$r
@@ -100,3 +178,4 @@ echo "in-guest create, API (ms):           $(tr '\n' ' ' < "$OUT/create-ms") med
 echo "in-guest start, API (ms):            $(tr '\n' ' ' < "$OUT/start-ms") median $(median < "$OUT/start-ms")"
 echo "CLI create + start, wall (ms):       $(tr '\n' ' ' < "$OUT/cli-ms") median $(median < "$OUT/cli-ms")"
 echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
+virtiofs_figure "$ROUNDS"

@@ -9,6 +9,7 @@ import io.jrunc.vm.ExecEnvironment;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.VolumeFlag;
 import io.jrunc.vm.config.ConfigFile;
 import io.jrunc.vm.state.ContainerRecord;
 import java.nio.file.Files;
@@ -48,6 +49,8 @@ final class ContainerCommands {
         Double cpus;
         @Option(names = "--swap", description = "swap cap, swap alone, e.g. 64m: needs a memory limit; without --pod also the anonymous pod's swap area (default: the config file's [container] swap, else the whole area)")
         String swap;
+        @Option(names = {"-v", "--volume"}, paramLabel = "HOSTDIR:CTRPATH[:ro]", description = "share a host directory (an absolute path) with the container through virtio-fs, read-only with :ro (repeatable)")
+        List<String> volumes = new ArrayList<>();
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
         boolean interactive;
         @Option(names = {"-t", "--tty"}, description = "give the process a terminal")
@@ -63,7 +66,17 @@ final class ContainerCommands {
             long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
             Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
                     .orElse(null) : null;
-            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size);
+            List<VolumeFlag.HostDirectory> hostDirectories = new ArrayList<>();
+            for (String v : volumes) {
+                if (VolumeFlag.isHostDirectory(v)) {
+                    hostDirectories.add(VolumeFlag.hostDirectory(v));
+                } else {
+                    VolumeFlag.refuseRelativePath(v);
+                    throw new VmException("invalid --volume " + v + ": the pod has no volume " + v.split(":", -1)[0]);
+                }
+            }
+            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
+                    hostDirectories);
         }
     }
 
