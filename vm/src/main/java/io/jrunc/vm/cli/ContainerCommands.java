@@ -48,6 +48,10 @@ final class ContainerCommands {
         Double cpus;
         @Option(names = "--swap", description = "swap cap, swap alone, e.g. 64m: needs a memory limit; without --pod also the anonymous pod's swap area (default: the config file's [container] swap, else the whole area)")
         String swap;
+        @Option(names = "--network", description = "the anonymous pod's network: user (default), none, or ns:PATH (not with --pod)")
+        String network;
+        @Option(names = {"-p", "--publish"}, description = "[HOSTIP:]HOSTPORT:CTRPORT[/tcp|/udp] of the anonymous pod (repeatable; not with --pod)")
+        List<String> publish = new ArrayList<>();
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
         boolean interactive;
         @Option(names = {"-t", "--tty"}, description = "give the process a terminal")
@@ -63,7 +67,8 @@ final class ContainerCommands {
             long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
             Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
                     .orElse(null) : null;
-            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size);
+            return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
+                    new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()));
         }
     }
 
