@@ -145,6 +145,11 @@ class PodNetworkVmTest {
         assertEquals("127.0.0.1 localhost\n::1 localhost\n10.0.2.15 webhost netpod\n10.1.2.3 db\n", files.get(1));
         assertEquals("webhost\n", files.get(2));
         assertEquals(files, podFiles("client"));
+        // an image without /etc gets them at those paths all the same
+        Path noEtc = PodVmTest.busyboxBundle(work.resolve("no-etc"));
+        Files.delete(noEtc.resolve("rootfs/etc"));
+        assertEquals(files.get(0) + files.get(1) + files.get(2), vm.ok("run", "--pod", POD, "--rm", noEtc.toString(),
+                "cat", "/etc/resolv.conf", "/etc/hosts", "/etc/hostname").out());
 
         String mac = vm.json("pod", "inspect", POD).path("network").path("mac").asText();
         assertTrue(mac.matches("52:54:00(:[0-9a-f]{2}){3}"), mac);

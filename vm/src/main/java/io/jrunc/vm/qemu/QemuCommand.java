@@ -16,8 +16,9 @@ import java.util.List;
  * <li>KVM when /dev/kvm opens, TCG otherwise (this machine kind has no KVM).
  * <li>The agent's channel: a virtio-serial port named {@value #AGENT_PORT} backed by a Unix socket
  * chardev (server=on, wait=off: qemu listens, the monitor connects; one client at a time).
- * <li>QMP on a Unix socket; the serial console to console.log; no display, no network device yet,
- * no reboot (a guest reboot ends qemu, as power-off does).
+ * <li>QMP on a Unix socket; the serial console to console.log; no display; no reboot (a guest reboot
+ * ends qemu, as power-off does). The network device is added by the monitor from the pod's network
+ * (io.jrunc.vm.network.PodNetworks).
  * </ul>
  */
 public final class QemuCommand {
