@@ -108,7 +108,7 @@ echo "in-guest start, API (ms):            $(tr '\n' ' ' < "$OUT/start-ms") medi
 echo "CLI create + start, wall (ms):       $(tr '\n' ' ' < "$OUT/cli-ms") median $(median < "$OUT/cli-ms")"
 echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
 }
-want boot && boot_summary
+if want boot; then boot_summary; fi
 
 # --- network: (a) throughput, (b) connect and first byte, each against the host's loopback ---------------
 # One pod (user-mode network) with two published ports: a container whose busybox nc answers each
@@ -144,20 +144,23 @@ if got != n:
     sys.exit(f"sent {n} bytes, the far end read {got}")
 print(f"{t:.3f}")
 PY
-  jv pod create --name "$pod" -p "$sink_port:5001" -p "$web_port:80" >/dev/null
+  # port 8080 in the container: the bundle's process has no capabilities (no CAP_NET_BIND_SERVICE)
+  jv pod create --name "$pod" -p "$sink_port:5001" -p "$web_port:8080" >/dev/null
   jv create --pod "$pod" --name "$pod-sink" "$bundle" nc -ll -p 5001 -e wc -c >/dev/null
-  jv create --pod "$pod" --name "$pod-web" "$bundle" httpd -f -p 80 -h /www >/dev/null
+  jv create --pod "$pod" --name "$pod-web" "$bundle" httpd -f -p 8080 -h /www >/dev/null
   jv start "$pod-sink" >/dev/null; jv start "$pod-web" >/dev/null
   busybox nc -ll -p "$base_sink" -e wc -c & local nc_pid=$!
   busybox httpd -f -p "127.0.0.1:$base_web" -h "$OUT/www" & local httpd_pid=$!
-  for _ in $(seq 60); do curl -s -o /dev/null "http://127.0.0.1:$web_port/index.html" && break; sleep 1; done
+  local up=
+  for _ in $(seq 60); do curl -s -o /dev/null "http://127.0.0.1:$web_port/index.html" && up=1 && break; sleep 1; done
+  [ -n "$up" ] || { echo "vm-figures: the pod's httpd never answered on port $web_port" >&2; kill "$nc_pid" "$httpd_pid"; return 1; }
   for f in net-pod-s net-lo-s net-pod-http net-lo-http; do : > "$OUT/$f"; done
   for r in $(seq "$rounds"); do
     python3 "$OUT/send.py" 127.0.0.1 "$sink_port" "$size" >> "$OUT/net-pod-s"
     python3 "$OUT/send.py" 127.0.0.1 "$base_sink" "$size" >> "$OUT/net-lo-s"
     for i in $(seq 10); do
-      curl -s -o /dev/null -w '%{time_connect} %{time_starttransfer}\n' "http://127.0.0.1:$web_port/index.html" >> "$OUT/net-pod-http"
-      curl -s -o /dev/null -w '%{time_connect} %{time_starttransfer}\n' "http://127.0.0.1:$base_web/index.html" >> "$OUT/net-lo-http"
+      curl -sf -o /dev/null -w '%{time_connect} %{time_starttransfer}\n' "http://127.0.0.1:$web_port/index.html" >> "$OUT/net-pod-http"
+      curl -sf -o /dev/null -w '%{time_connect} %{time_starttransfer}\n' "http://127.0.0.1:$base_web/index.html" >> "$OUT/net-lo-http"
     done
   done
   kill "$nc_pid" "$httpd_pid" 2>/dev/null || true
@@ -174,4 +177,4 @@ PY
   echo "(b) HTTP GET over loopback, connect (ms):          median $(median < "$OUT/net-lo-connect") of $(wc -l < "$OUT/net-lo-connect")"
   echo "(b) HTTP GET over loopback, first byte (ms):       median $(median < "$OUT/net-lo-first"), max $(sort -g "$OUT/net-lo-first" | tail -1)"
 }
-want network && network_figures
+if want network; then network_figures; fi
