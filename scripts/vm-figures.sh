@@ -7,13 +7,17 @@
 #   baseline: the same kernel in the same VM configuration (qemu flags, memory, devices) with a busybox
 #          shell as /init that prints its uptime and powers off.
 # Then the medians, the ratio of ready times and the image sizes.
-#   network (its own section, below): (a) 100 MiB from the host to a container through a published port
-#          against the same over the host's loopback; (b) connect and first-byte times of a small HTTP
-#          GET through a published port against the same server on the host's loopback.
+# virtio-fs (its own section, virtiofs_figure): 100 MiB written by dd in a container to a host directory
+# shared through virtio-fs, against the same write to a tmpfs in the guest, interleaved, ROUNDS each,
+# with and without conv=fsync; and the pod VM's boot to ready and qemu's resident memory at ready with
+# the guest's RAM a shared memfd (what jrunc-vm boots, needed by virtio-fs) against private anonymous
+# memory, same command line otherwise. `FIGURES=virtiofs scripts/vm-figures.sh [ROUNDS]` runs it alone.
+# network (its own section, network_figures): (a) 100 MiB from the host to a container through a
+# published port against the same over the host's loopback; (b) connect and first-byte times of a small
+# HTTP GET through a published port against the same server on the host's loopback. NET_ROUNDS rounds
+# (default 5). `FIGURES=network scripts/vm-figures.sh` runs it alone.
 #
 #   scripts/vm-figures.sh [ROUNDS [CONTAINERS]]     (make build vm-image first; needs busybox-static, qemu)
-#   VM_FIGURES="boot network" (the default: both) picks the sections; NET_ROUNDS (default 5) the
-#   network section's rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3} CONTAINERS=${2:-3}
@@ -54,62 +58,75 @@ cat > "$bundle/config.json" <<'JSON'
 JSON
 
 ms() { date +%s%3N; }
-want() { case " ${VM_FIGURES:-boot network} " in *" $1 "*) return 0 ;; esac; return 1; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-for f in agent-ready agent-rss baseline-ready create-ms start-ms cli-ms; do : > "$OUT/$f"; done
-want boot && for r in $(seq "$ROUNDS"); do
-  pod=fig$r
-  jv pod create --name "$pod" >/dev/null
-  jv pod start "$pod" >/dev/null
-  console=$ROOT/pods/$pod/console.log
-  line=$(grep -m1 'ready for requests' "$console")
-  echo "$line" | sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' >> "$OUT/agent-ready"
-  echo "$line" | sed -n 's/.*resident \([0-9.]*\) MiB.*/\1/p' >> "$OUT/agent-rss"
-  # the VM's command line, for the baseline's identical configuration
-  qemu_pid=$(jv pod inspect "$pod" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
-  mapfile -d '' qemu_cmd < "/proc/$qemu_pid/cmdline"
-  for c in $(seq "$CONTAINERS"); do
-    t0=$(ms); jv create --pod "$pod" --name "$pod-c$c" "$bundle" >/dev/null; jv start "$pod-c$c" >/dev/null; t1=$(ms)
-    echo $((t1 - t0)) >> "$OUT/cli-ms"
-  done
-  sed -n 's/.*container [^ ]* created: pid [0-9]* in \([0-9.]*\) ms.*/\1/p' "$console" >> "$OUT/create-ms"
-  sed -n 's/.*container [^ ]* started in \([0-9.]*\) ms.*/\1/p' "$console" >> "$OUT/start-ms"
-  cp "$console" "$OUT/agent-console-$r.log"
-  jv pod rm -f "$pod" >/dev/null
 
-  # baseline: the same qemu arguments, with its own sockets and console, the busybox initramfs and no agent
-  bdir=$OUT/baseline-$r; mkdir -p "$bdir"
-  args=()
-  for ((i = 1; i < ${#qemu_cmd[@]}; i++)); do
-    a=${qemu_cmd[$i]}
-    case ${qemu_cmd[$((i - 1))]} in
-      -initrd) a=$OUT/baseline.cpio ;;
-      -append) a="console=ttyS0 panic=-1 quiet init=/init" ;;
-      -serial) a=file:$bdir/console.log ;;
-    esac
-    a=${a//$ROOT\/pods\/$pod/$bdir}
-    args+=("$a")
-  done
-  timeout 300 "${qemu_cmd[0]}" "${args[@]}" & baseline_qemu=$!
-  wait "$baseline_qemu" || true; baseline_qemu=
-  sed -n 's/.*baseline: shell ready \([0-9.]*\) s.*/\1/p' "$bdir/console.log" >> "$OUT/baseline-ready"
-done
-
-boot_summary() {
-agent=$(median < "$OUT/agent-ready") base=$(median < "$OUT/baseline-ready")
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r)"
-echo "VM: ${qemu_cmd[*]}" | sed "s|$ROOT/pods/[^/]*/|POD/|g"
-echo "agent kernel-start-to-ready (s):     $(tr '\n' ' ' < "$OUT/agent-ready") median $agent"
-echo "baseline busybox init (s):           $(tr '\n' ' ' < "$OUT/baseline-ready") median $base"
-echo "ratio agent/baseline (medians):      $(awk -v a="$agent" -v b="$base" 'BEGIN {printf "%.1f", a / b}')"
-echo "agent resident at ready (MiB):       $(tr '\n' ' ' < "$OUT/agent-rss") median $(median < "$OUT/agent-rss")"
-echo "in-guest create, API (ms):           $(tr '\n' ' ' < "$OUT/create-ms") median $(median < "$OUT/create-ms")"
-echo "in-guest start, API (ms):            $(tr '\n' ' ' < "$OUT/start-ms") median $(median < "$OUT/start-ms")"
-echo "CLI create + start, wall (ms):       $(tr '\n' ' ' < "$OUT/cli-ms") median $(median < "$OUT/cli-ms")"
-echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
+# --- virtio-fs ---------------------------------------------------------------------------------------
+# qemu's command line for a booted pod, NUL-separated, into the array named $2
+qemu_cmdline() { local pid; pid=$(jv pod inspect "$1" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p'); mapfile -d '' "$2" < "/proc/$pid/cmdline"; }
+# boots the agent's image with the given qemu arguments (sockets and console in $1, no monitor), waits
+# for the agent's ready line, prints "SECONDS VmRSS_KiB RssAnon_KiB RssShmem_KiB" of qemu, and ends it
+boot_alone() {
+  local dir=$1; shift; mkdir -p "$dir"
+  "$@" & local q=$! t=0
+  until grep -q 'ready for requests' "$dir/console.log" 2>/dev/null || [ $t -ge 3000 ]; do sleep 0.1; t=$((t + 1)); done
+  sleep 2 # the JVM settles
+  local st=/proc/$q/status
+  echo "$(sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' "$dir/console.log" | head -1) $(awk '/^VmRSS|^RssAnon|^RssShmem/ {printf "%s ", $2}' "$st")"
+  kill "$q"; wait "$q" 2>/dev/null || true
 }
-if want boot; then boot_summary; fi
+virtiofs_figure() {
+  local rounds=$1 pod=figfs share=$OUT/virtiofs-share fsbundle=$OUT/fsbundle
+  mkdir -p "$share" "$fsbundle" && chmod 777 "$share"
+  rm -rf "$fsbundle/rootfs" && cp -a "$bundle/rootfs" "$fsbundle/rootfs"
+  sed 's|"mounts": \[|"mounts": [{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["size=256m"]},\n            |' \
+    "$bundle/config.json" > "$fsbundle/config.json"
+  jv pod create --name "$pod" --memory 512m >/dev/null
+  jv create --pod "$pod" --name fs -v "$share:/share" "$fsbundle" >/dev/null && jv start fs >/dev/null
+  : > "$OUT/fs-results"
+  for r in $(seq "$rounds"); do
+    for target in tmpfs:/tmp virtiofs:/share; do
+      for sync in none conv=fsync; do
+        local opt=; [ "$sync" = none ] || opt=$sync
+        # seconds by the guest's /proc/uptime (10 ms steps), around dd alone
+        secs=$(jv exec fs sh -c "read a x < /proc/uptime; dd if=/dev/zero of=${target#*:}/f bs=1M count=100 $opt 2>/dev/null; read b x < /proc/uptime; rm ${target#*:}/f; echo \$a \$b" \
+               | awk '{printf "%.2f", $2 - $1}')
+        echo "${target%%:*} $sync $secs" >> "$OUT/fs-results"
+      done
+    done
+  done
+  qemu_cmdline "$pod" fs_cmd
+  jv pod rm -f "$pod" >/dev/null
+  for target in tmpfs virtiofs; do
+    for sync in none conv=fsync; do
+      local t; t=$(awk -v t=$target -v s=$sync '$1 == t && $2 == s {print $3}' "$OUT/fs-results" | tr '\n' ' ')
+      local m; m=$(awk -v t=$target -v s=$sync '$1 == t && $2 == s {print $3}' "$OUT/fs-results" | median)
+      printf '100 MiB dd to %-8s %-10s (s): %s median %s = %s MiB/s\n' "$target" "$sync" "$t" "$m" "$(awk -v m="$m" 'BEGIN {printf "%.0f", 100 / m}')"
+    done
+  done
 
+  # shared memfd RAM against private anonymous RAM: the same command line, booted alone, interleaved
+  : > "$OUT/mem-memfd"; : > "$OUT/mem-anon"
+  for r in $(seq "$rounds"); do
+    for kind in memfd anon; do
+      local dir=$OUT/memboot-$kind-$r args=() a
+      for ((i = 1; i < ${#fs_cmd[@]}; i++)); do
+        a=${fs_cmd[$i]}
+        case ${fs_cmd[$((i - 1))]} in -serial) a=file:$dir/console.log ;; esac
+        a=${a//$ROOT\/pods\/$pod/$dir}
+        if [ $kind = anon ]; then
+          case $a in memory-backend-memfd,*) args=("${args[@]:0:${#args[@]}-1}"); continue ;; esac
+          a=${a/,memory-backend=ram0/}
+        fi
+        args+=("$a")
+      done
+      boot_alone "$dir" "${fs_cmd[0]}" "${args[@]}" >> "$OUT/mem-$kind"
+    done
+  done
+  for kind in memfd anon; do
+    echo "RAM $kind: ready (s) $(cut -d' ' -f1 "$OUT/mem-$kind" | tr '\n' ' ')median $(cut -d' ' -f1 "$OUT/mem-$kind" | median);" \
+         "qemu VmRSS/RssAnon/RssShmem at ready (MiB, medians) $(for c in 2 3 4; do cut -d' ' -f$c "$OUT/mem-$kind" | median | awk '{printf "%.0f ", $1 / 1024}'; done)"
+  done
+}
 # --- network: (a) throughput, (b) connect and first byte, each against the host's loopback ---------------
 # One pod (user-mode network) with two published ports: a container whose busybox nc answers each
 # connection with the byte count it read (nc -ll -e wc -c), and busybox httpd serving a 13-byte file.
@@ -177,4 +194,64 @@ PY
   echo "(b) HTTP GET over loopback, connect (ms):          median $(median < "$OUT/net-lo-connect") of $(wc -l < "$OUT/net-lo-connect")"
   echo "(b) HTTP GET over loopback, first byte (ms):       median $(median < "$OUT/net-lo-first"), max $(sort -g "$OUT/net-lo-first" | tail -1)"
 }
-if want network; then network_figures; fi
+if [ "${FIGURES:-all}" = network ]; then
+  network_figures
+  exit 0
+fi
+if [ "${FIGURES:-all}" = virtiofs ]; then
+  virtiofs_figure "$ROUNDS"
+  exit 0
+fi
+
+for f in agent-ready agent-rss baseline-ready create-ms start-ms cli-ms; do : > "$OUT/$f"; done
+for r in $(seq "$ROUNDS"); do
+  pod=fig$r
+  jv pod create --name "$pod" >/dev/null
+  jv pod start "$pod" >/dev/null
+  console=$ROOT/pods/$pod/console.log
+  line=$(grep -m1 'ready for requests' "$console")
+  echo "$line" | sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' >> "$OUT/agent-ready"
+  echo "$line" | sed -n 's/.*resident \([0-9.]*\) MiB.*/\1/p' >> "$OUT/agent-rss"
+  # the VM's command line, for the baseline's identical configuration
+  qemu_pid=$(jv pod inspect "$pod" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
+  mapfile -d '' qemu_cmd < "/proc/$qemu_pid/cmdline"
+  for c in $(seq "$CONTAINERS"); do
+    t0=$(ms); jv create --pod "$pod" --name "$pod-c$c" "$bundle" >/dev/null; jv start "$pod-c$c" >/dev/null; t1=$(ms)
+    echo $((t1 - t0)) >> "$OUT/cli-ms"
+  done
+  sed -n 's/.*container [^ ]* created: pid [0-9]* in \([0-9.]*\) ms.*/\1/p' "$console" >> "$OUT/create-ms"
+  sed -n 's/.*container [^ ]* started in \([0-9.]*\) ms.*/\1/p' "$console" >> "$OUT/start-ms"
+  cp "$console" "$OUT/agent-console-$r.log"
+  jv pod rm -f "$pod" >/dev/null
+
+  # baseline: the same qemu arguments, with its own sockets and console, the busybox initramfs and no agent
+  bdir=$OUT/baseline-$r; mkdir -p "$bdir"
+  args=()
+  for ((i = 1; i < ${#qemu_cmd[@]}; i++)); do
+    a=${qemu_cmd[$i]}
+    case ${qemu_cmd[$((i - 1))]} in
+      -initrd) a=$OUT/baseline.cpio ;;
+      -append) a="console=ttyS0 panic=-1 quiet init=/init" ;;
+      -serial) a=file:$bdir/console.log ;;
+    esac
+    a=${a//$ROOT\/pods\/$pod/$bdir}
+    args+=("$a")
+  done
+  timeout 300 "${qemu_cmd[0]}" "${args[@]}" & baseline_qemu=$!
+  wait "$baseline_qemu" || true; baseline_qemu=
+  sed -n 's/.*baseline: shell ready \([0-9.]*\) s.*/\1/p' "$bdir/console.log" >> "$OUT/baseline-ready"
+done
+
+agent=$(median < "$OUT/agent-ready") base=$(median < "$OUT/baseline-ready")
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r)"
+echo "VM: ${qemu_cmd[*]}" | sed "s|$ROOT/pods/[^/]*/|POD/|g"
+echo "agent kernel-start-to-ready (s):     $(tr '\n' ' ' < "$OUT/agent-ready") median $agent"
+echo "baseline busybox init (s):           $(tr '\n' ' ' < "$OUT/baseline-ready") median $base"
+echo "ratio agent/baseline (medians):      $(awk -v a="$agent" -v b="$base" 'BEGIN {printf "%.1f", a / b}')"
+echo "agent resident at ready (MiB):       $(tr '\n' ' ' < "$OUT/agent-rss") median $(median < "$OUT/agent-rss")"
+echo "in-guest create, API (ms):           $(tr '\n' ' ' < "$OUT/create-ms") median $(median < "$OUT/create-ms")"
+echo "in-guest start, API (ms):            $(tr '\n' ' ' < "$OUT/start-ms") median $(median < "$OUT/start-ms")"
+echo "CLI create + start, wall (ms):       $(tr '\n' ' ' < "$OUT/cli-ms") median $(median < "$OUT/cli-ms")"
+echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
+virtiofs_figure "$ROUNDS"
+network_figures

@@ -119,6 +119,15 @@ final class ContainerService {
             } catch (ContainerException e) {
                 throw new RpcException(Code.INVALID_ARGUMENT, e.getMessage());
             }
+            String missingShare;
+            try {
+                missingShare = SharedDirectories.await(spec, 10_000);
+            } catch (IOException e) {
+                throw new RpcException(Code.INTERNAL, e.getMessage());
+            }
+            if (missingShare != null) {
+                throw new RpcException(Code.NOT_FOUND, "no shared directory with tag " + missingShare);
+            }
             boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
             // a terminal's pty is made inside the container and its master sent back over a socket
             console = terminal ? ConsoleHandoff.pair() : null;

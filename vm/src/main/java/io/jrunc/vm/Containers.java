@@ -20,12 +20,16 @@ import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
+import io.jrunc.vm.monitor.pb.Share;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.qemu.SwapDisk;
+import io.jrunc.vm.qemu.Virtiofsd;
 import io.jrunc.vm.spec.Bundle;
 import io.jrunc.vm.spec.RootfsImage;
+import io.jrunc.vm.spec.ShareMounts;
 import io.jrunc.vm.spec.SpecBuilder;
 import io.jrunc.vm.state.ContainerRecord;
+import io.jrunc.vm.state.HostShare;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
 import java.io.IOException;
@@ -55,14 +59,17 @@ public final class Containers {
      * @param network     the anonymous pod's network flags (`--network`, `--publish`); refused with a pod
      */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
-                       boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize, Pods.NetworkSpec network) {
+                       boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
+                       List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network) {
         public Spec {
+            hostDirectories = hostDirectories == null ? List.of() : List.copyOf(hostDirectories);
             network = network == null ? Pods.NetworkSpec.DEFAULT : network;
         }
 
         public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                     boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
-            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, Pods.NetworkSpec.DEFAULT);
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, List.of(),
+                    Pods.NetworkSpec.DEFAULT);
         }
     }
 
@@ -111,6 +118,19 @@ public final class Containers {
         PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
                 named == null ? null : named.config().hostname(), spec.swapBytes()));
+        List<HostShare> shares = new ArrayList<>();
+        for (VolumeFlag.HostDirectory d : spec.hostDirectories()) {
+            shares.add(new HostShare(Names.random("fs"), d.hostPath().toString(), d.containerPath(), d.readOnly()));
+        }
+        if (!shares.isEmpty()) {
+            // virtiofsd's socket goes in the pod's directory: a Unix socket's path has 107 bytes at most
+            Path socket = Virtiofsd.socket(root.podDir(named != null ? named.name() : Names.random("anon-")), shares.getFirst().tag());
+            if (socket.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 107) {
+                throw new VmException("invalid --volume: the socket path " + socket + " would be longer than 107 bytes"
+                        + " (a shorter --root or pod name)");
+            }
+        }
+        ShareMounts.add(config, shares);
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
         // an anonymous pod's network, from the container's flags (the default: user-mode)
@@ -145,7 +165,7 @@ public final class Containers {
             // held to the end of this call: `pod prune` leaves the pod alone while it is not booted yet
             creating = root.creating(pod.name());
             record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), Names.serial(), spec.args(),
-                    System.currentTimeMillis(), "creating", 0);
+                    System.currentTimeMillis(), "creating", 0, shares);
             root.write(record);
         } catch (NameTaken e) {
             throw new VmException(e.getMessage());
@@ -170,9 +190,7 @@ public final class Containers {
             RootfsImage.make(bundle.rootfs(), image);
             before = pods.before(pod.name(), name);
             try (AgentClient monitor = pods.start(pod.name())) {
-                monitor.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId(name)
-                        .setOciConfig(ByteString.copyFrom(configBytes)).setImage(image.toString())
-                        .setSerial(record.serial()).build(), timeouts.create());
+                monitor.call(MonitorMethods.ADD_CONTAINER, addRequest(record, configBytes, image), timeouts.create());
             } catch (RpcException e) {
                 if (before.active() && !pod.anonymous() && !abortInGuest(pod, record)) {
                     // the guest may yet make it: kept as "creating", which ls shows and rm -f removes
@@ -195,6 +213,22 @@ public final class Containers {
         }
     }
 
+    /** The monitor's AddContainer for the record: its spec, image, disk serial and shared directories. */
+    static AddContainerRequest addRequest(ContainerRecord record, byte[] config, Path image) {
+        AddContainerRequest.Builder b = AddContainerRequest.newBuilder().setId(record.name())
+                .setOciConfig(ByteString.copyFrom(config)).setImage(image.toString()).setSerial(record.serial());
+        for (HostShare s : record.shares()) {
+            b.addShares(Share.newBuilder().setTag(s.tag()).setHostPath(s.hostPath()));
+        }
+        return b.build();
+    }
+
+    /** The monitor's RemoveContainer for the record: its disk and shared directories go with it. */
+    static RemoveContainerRequest removeRequest(ContainerRecord record, boolean force) {
+        return RemoveContainerRequest.newBuilder().setId(record.name()).setForce(force).setSerial(record.serial())
+                .addAllShareTags(record.shareTags()).build();
+    }
+
     /** A create whose outcome in the guest is unknown: its state stays, for ls and rm -f. */
     private static final class Kept extends RuntimeException {
         final VmException error;
@@ -215,8 +249,7 @@ public final class Containers {
             return true; // the VM ended, and whatever it held with it
         }
         try (AgentClient monitor = pods.connectRunning(pod)) {
-            monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(record.name())
-                    .setForce(true).setSerial(record.serial()).build(), timeouts.create());
+            monitor.call(MonitorMethods.REMOVE_CONTAINER, removeRequest(record, true), timeouts.create());
             return true;
         } catch (RpcException | VmException e) {
             return false;
@@ -363,8 +396,8 @@ public final class Containers {
             AgentClient monitor = force && "creating".equals(c.lastState()) ? pods.serving(pod) : pods.connectRunning(pod);
             if (monitor != null) {
                 try (monitor) {
-                    monitor.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId(name)
-                            .setForce(force || created(monitor, name)).setSerial(c.serial()).build(), Duration.ofSeconds(90));
+                    monitor.call(MonitorMethods.REMOVE_CONTAINER, removeRequest(c, force || created(monitor, name)),
+                            Duration.ofSeconds(90));
                 } catch (RpcException e) {
                     if (e.code() == Code.FAILED_PRECONDITION) {
                         throw new VmException("container \"" + name + "\" is running: stop it first, or use rm -f", e);

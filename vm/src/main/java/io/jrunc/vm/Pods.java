@@ -3,7 +3,6 @@ package io.jrunc.vm;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.pb.v1.ListContainersRequest;
@@ -15,7 +14,6 @@ import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.PodMonitor;
 import io.jrunc.vm.monitor.PodProcesses;
 import io.jrunc.vm.network.PodNetworks;
-import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.ShutdownRequest;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.monitor.pb.StatusRequest;
@@ -286,9 +284,8 @@ public final class Pods {
             }
             Path dir = root.containerDir(pod, c.name());
             try {
-                monitor.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId(c.name())
-                        .setOciConfig(ByteString.copyFrom(Files.readAllBytes(dir.resolve("config.json"))))
-                        .setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial()).build(), Duration.ofSeconds(120));
+                monitor.call(MonitorMethods.ADD_CONTAINER, Containers.addRequest(c, Files.readAllBytes(dir.resolve("config.json")),
+                        dir.resolve("rootfs.img")), Duration.ofSeconds(120));
                 root.write(c.withState("created", 0));
             } catch (RpcException e) {
                 if (e.code() != io.jrunc.ttrpc.Code.ALREADY_EXISTS) {

@@ -9,6 +9,7 @@ import io.jrunc.vm.ExecEnvironment;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.VolumeFlag;
 import io.jrunc.vm.config.ConfigFile;
 import io.jrunc.vm.state.ContainerRecord;
 import java.nio.file.Files;
@@ -52,6 +53,8 @@ final class ContainerCommands {
         String network;
         @Option(names = {"-p", "--publish"}, description = "[HOSTIP:]HOSTPORT:CTRPORT[/tcp|/udp] of the anonymous pod (repeatable; not with --pod)")
         List<String> publish = new ArrayList<>();
+        @Option(names = {"-v", "--volume"}, paramLabel = "HOSTDIR:CTRPATH[:ro]", description = "share a host directory (an absolute path) with the container through virtio-fs, read-only with :ro (repeatable)")
+        List<String> volumes = new ArrayList<>();
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
         boolean interactive;
         @Option(names = {"-t", "--tty"}, description = "give the process a terminal")
@@ -67,8 +70,17 @@ final class ContainerCommands {
             long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
             Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
                     .orElse(null) : null;
+            List<VolumeFlag.HostDirectory> hostDirectories = new ArrayList<>();
+            for (String v : volumes) {
+                if (VolumeFlag.isHostDirectory(v)) {
+                    hostDirectories.add(VolumeFlag.hostDirectory(v));
+                } else {
+                    VolumeFlag.refuseRelativePath(v);
+                    throw new VmException("invalid --volume " + v + ": the pod has no volume " + v.split(":", -1)[0]);
+                }
+            }
             return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
-                    new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()));
+                    hostDirectories, new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()));
         }
     }
 

@@ -29,6 +29,7 @@ import io.jrunc.vm.VmException;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.AddContainerResponse;
 import io.jrunc.vm.monitor.pb.RemoveContainerResponse;
+import io.jrunc.vm.monitor.pb.Share;
 import io.jrunc.vm.monitor.pb.ShutdownResponse;
 import io.jrunc.vm.monitor.pb.StartContainerResponse;
 import io.jrunc.vm.monitor.pb.StatusResponse;
@@ -198,7 +199,7 @@ public final class PodMonitor implements AutoCloseable {
         });
         d.register(MonitorMethods.REMOVE_CONTAINER, (ctx, q) -> {
             try (ContainerLocks.Held held = containerLocks.hold(q.getId())) {
-                removeContainer(q.getId(), q.getForce(), q.getSerial());
+                removeContainer(q.getId(), q.getForce(), q.getSerial(), q.getShareTagsList());
             }
             return RemoveContainerResponse.getDefaultInstance();
         });
@@ -219,9 +220,21 @@ public final class PodMonitor implements AutoCloseable {
      * removes its state; a container left in the guest would be one the host does not know).
      */
     private AddContainerResponse addContainer(CallContext ctx, AddContainerRequest q) throws RpcException {
+        List<String> tags = q.getSharesList().stream().map(Share::getTag).toList();
+        // the shares before the disk: the guest probes them while the agent waits for the disk
+        for (int i = 0; i < q.getSharesCount(); i++) {
+            Share share = q.getShares(i);
+            try {
+                vm.attachShare(share.getTag(), Path.of(share.getHostPath()));
+            } catch (IOException e) {
+                detachSharesQuietly(tags.subList(0, i + 1));
+                throw new RpcException(Code.INTERNAL, "cannot share " + share.getHostPath() + " with " + q.getId() + ": " + e.getMessage());
+            }
+        }
         try {
             vm.attachDisk(q.getSerial(), Path.of(q.getImage()));
         } catch (IOException e) {
+            detachSharesQuietly(tags);
             throw new RpcException(Code.INTERNAL, "cannot attach the image of " + q.getId() + ": " + e.getMessage());
         }
         int pid;
@@ -231,19 +244,20 @@ public final class PodMonitor implements AutoCloseable {
                     .setRootfs(RootFilesystem.newBuilder().setSerial(q.getSerial()).setFsType("ext4")).build()).getPid();
         } catch (RpcException e) {
             detachQuietly(q.getSerial());
+            detachSharesQuietly(tags);
             throw e;
         }
         if (ctx.remaining().map(Duration::isZero).orElse(false)) {
             System.err.println("monitor: container " + q.getId() + " was created after its caller's deadline: removing it");
-            removeContainer(q.getId(), true, q.getSerial());
+            removeContainer(q.getId(), true, q.getSerial(), tags);
             throw new RpcException(Code.DEADLINE_EXCEEDED, "container " + q.getId()
                     + " was created after the caller's deadline, and removed again");
         }
         return AddContainerResponse.newBuilder().setPid(pid).build();
     }
 
-    /** The agent's Remove (a container it does not have is fine), then the disk's unplug. */
-    private void removeContainer(String id, boolean force, String serial) throws RpcException {
+    /** The agent's Remove (a container it does not have is fine), then the disk's unplug, then the shares'. */
+    private void removeContainer(String id, boolean force, String serial, List<String> shareTags) throws RpcException {
         try {
             agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId(id).setForce(force).build());
         } catch (RpcException e) {
@@ -257,6 +271,14 @@ public final class PodMonitor implements AutoCloseable {
             } catch (IOException e) {
                 throw new RpcException(Code.INTERNAL, "container " + id + " removed, but its disk "
                         + serial + " was not unplugged: " + e.getMessage());
+            }
+        }
+        for (String tag : shareTags) {
+            try {
+                vm.detachShare(tag);
+            } catch (IOException e) {
+                throw new RpcException(Code.INTERNAL, "container " + id + " removed, but its shared directory "
+                        + tag + " was not unplugged: " + e.getMessage());
             }
         }
     }
@@ -312,6 +334,16 @@ public final class PodMonitor implements AutoCloseable {
             vm.detachDisk(serial);
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "disk " + serial + " not unplugged: " + e.getMessage());
+        }
+    }
+
+    private void detachSharesQuietly(List<String> tags) {
+        for (String tag : tags) {
+            try {
+                vm.detachShare(tag);
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "shared directory " + tag + " not unplugged: " + e.getMessage());
+            }
         }
     }
 

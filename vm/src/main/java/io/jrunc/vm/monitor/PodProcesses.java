@@ -2,6 +2,7 @@ package io.jrunc.vm.monitor;
 
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.qemu.SwapDisk;
+import io.jrunc.vm.qemu.Virtiofsd;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
 import java.io.IOException;
@@ -17,7 +18,7 @@ import java.util.List;
  * ROOT monitor POD`, whatever it is doing) and its qemu (the pid and start time pod.json records, or
  * any process whose command line names the pod's QMP socket: a qemu launched by a monitor that was
  * killed before it recorded it). {@link #end} ends them all with SIGKILL and removes what the monitor
- * would have removed after them.
+ * would have removed after them, with the virtiofsd processes of its shared directories.
  *
  * <p>This is how a pod is powered off at once (`pod rm -f`, `pod stop -t 0`, the undoing of a boot
  * a failed call started): nothing in a pod's VM needs an orderly end when no grace is given (images
@@ -69,6 +70,8 @@ public final class PodProcesses {
                 Files.deleteIfExists(dir.resolve(leftover));
             }
             Files.deleteIfExists(SwapDisk.file(dir));
+            // each exits when qemu does; one whose hot-plug never came would wait for ever
+            Virtiofsd.stopAll(dir);
         } catch (IOException e) {
             throw new VmException("pod " + pod + ": cannot remove what its VM left: " + e.getMessage(), e);
         }

@@ -22,6 +22,12 @@ public interface PodVm extends AutoCloseable {
 
     void detachDisk(String serial) throws IOException;
 
+    /** Starts the virtiofsd of a shared directory and hot-plugs its vhost-user-fs device, named {@code tag}. */
+    void attachShare(String tag, Path directory) throws IOException;
+
+    /** Unplugs the share's device and ends its virtiofsd (one never attached: only the latter). */
+    void detachShare(String tag) throws IOException;
+
     /** Waits for qemu to exit; its exit code, -1 when unknown (not our child), null on timeout. */
     Integer awaitExit(Duration timeout) throws InterruptedException;
 

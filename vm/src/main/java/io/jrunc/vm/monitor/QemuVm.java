@@ -3,6 +3,7 @@ package io.jrunc.vm.monitor;
 import io.jrunc.ttrpc.ByteStream;
 import io.jrunc.vm.qemu.QmpClient;
 import io.jrunc.vm.qemu.SwapDisk;
+import io.jrunc.vm.qemu.Virtiofsd;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -64,10 +65,12 @@ public final class QemuVm implements PodVm {
     }
 
     /**
-     * What a boot makes in the pod's directory and nothing outlives: qemu's QMP and agent sockets, and
-     * the swap area (made afresh before every boot).
+     * What a boot makes in the pod's directory and nothing outlives: qemu's QMP and agent sockets, the
+     * swap area (made afresh before every boot), and the shared directories' virtiofsd processes and
+     * sockets (each exits when qemu does; one whose hot-plug never came still waits for it).
      */
     public static void removeBootFiles(Path podDir) throws IOException {
+        Virtiofsd.stopAll(podDir);
         Files.deleteIfExists(podDir.resolve("qmp.sock"));
         Files.deleteIfExists(podDir.resolve("agent.sock"));
         Files.deleteIfExists(SwapDisk.file(podDir));
@@ -129,6 +132,30 @@ public final class QemuVm implements PodVm {
     @Override
     public void detachDisk(String serial) throws IOException {
         qmp.detachDisk(serial, Duration.ofSeconds(20));
+    }
+
+    @Override
+    public void attachShare(String tag, Path directory) throws IOException {
+        Virtiofsd.start(podDir, tag, directory, podDir.resolve("monitor.log"));
+        try {
+            qmp.attachShare(tag, Virtiofsd.socket(podDir, tag));
+        } catch (IOException e) {
+            try {
+                Virtiofsd.stop(podDir, tag);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void detachShare(String tag) throws IOException {
+        try {
+            qmp.detachShare(tag, Duration.ofSeconds(20));
+        } finally {
+            Virtiofsd.stop(podDir, tag);
+        }
     }
 
     @Override

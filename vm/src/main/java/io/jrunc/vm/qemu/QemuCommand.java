@@ -16,6 +16,8 @@ import java.util.List;
  * <li>KVM when /dev/kvm opens, TCG otherwise (this machine kind has no KVM).
  * <li>The agent's channel: a virtio-serial port named {@value #AGENT_PORT} backed by a Unix socket
  * chardev (server=on, wait=off: qemu listens, the monitor connects; one client at a time).
+ * <li>The RAM a shared memfd ({@link #MEMORY_ID}), so that shared directories (virtio-fs) can be
+ * hot-plugged.
  * <li>QMP on a Unix socket; the serial console to console.log; no display; no reboot (a guest reboot
  * ends qemu, as power-off does). The network device is added by the monitor from the pod's network
  * (io.jrunc.vm.network.PodNetworks).
@@ -47,6 +49,14 @@ public final class QemuCommand {
     /** The pod's memory when none is given (podman's pods have no default; a VM needs one). */
     public static final long DEFAULT_POD_MEMORY = 512L << 20;
 
+    /**
+     * The guest's RAM: a memfd shared with other processes (share=on), because a vhost-user-fs
+     * device's virtiofsd reads and writes the guest's buffers in place. Every pod gets it, since a
+     * container with a shared directory may join a running pod and the RAM's backend is fixed at boot.
+     * Still allocated on first touch, as anonymous memory is.
+     */
+    static final String MEMORY_ID = "ram0";
+
     private QemuCommand() {
     }
 
@@ -69,10 +79,12 @@ public final class QemuCommand {
      * @param podDir where the sockets and the console log go
      */
     public static List<String> build(VmImage image, int cpus, long podMemoryBytes, Path podDir, boolean kvm) {
+        long mib = vmMemoryMiB(podMemoryBytes);
         List<String> cmd = new ArrayList<>(List.of(BINARY,
-                "-machine", "pc,accel=" + (kvm ? "kvm" : "tcg"),
+                "-machine", "pc,accel=" + (kvm ? "kvm" : "tcg") + ",memory-backend=" + MEMORY_ID,
+                "-object", "memory-backend-memfd,id=" + MEMORY_ID + ",size=" + mib + "M,share=on",
                 "-smp", Integer.toString(Math.max(1, cpus)),
-                "-m", vmMemoryMiB(podMemoryBytes) + "M",
+                "-m", mib + "M",
                 "-nodefaults", "-no-user-config", "-no-reboot",
                 "-display", "none",
                 "-serial", "file:" + podDir.resolve("console.log"),

@@ -198,6 +198,58 @@ public final class QmpClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Hot-plugs a vhost-user-fs device for a virtiofsd listening on {@code socket}: a socket chardev
+     * (qemu connects as the client) and the device, both with the id {@code tag}, the guest mounting
+     * it by that tag. qemu negotiates with virtiofsd during device_add, so a virtiofsd that is not
+     * there fails here. The VM's memory must be shared (QemuCommand's memfd backend).
+     */
+    public void attachShare(String tag, Path socket) throws IOException {
+        ObjectNode chardev = args().put("id", tag);
+        ObjectNode data = chardev.putObject("backend").put("type", "socket").putObject("data");
+        data.put("server", false).putObject("addr").put("type", "unix").putObject("data").put("path", socket.toString());
+        execute("chardev-add", chardev);
+        try {
+            execute("device_add", args().put("driver", "vhost-user-fs-pci").put("id", tag).put("chardev", tag).put("tag", tag));
+        } catch (IOException e) {
+            try {
+                execute("chardev-remove", args().put("id", tag));
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Unplugs a share: device_del, waiting for the guest to release it (DEVICE_DELETED), then the
+     * chardev. A device or chardev qemu does not have (never attached, or a hot-plug cut short) is not
+     * waited for.
+     */
+    public void detachShare(String tag, Duration wait) throws IOException {
+        int seen = eventCount();
+        boolean present = true;
+        try {
+            execute("device_del", args().put("id", tag));
+        } catch (QmpException e) {
+            if (!e.getMessage().contains("not found")) {
+                throw e;
+            }
+            present = false;
+        }
+        if (present && !awaitEvent(seen, ev -> "DEVICE_DELETED".equals(ev.path("event").asText())
+                && tag.equals(ev.path("data").path("device").asText()), wait)) {
+            throw new QmpException("the guest did not release shared directory " + tag + " within " + wait.toSeconds() + " s");
+        }
+        try {
+            execute("chardev-remove", args().put("id", tag));
+        } catch (QmpException e) {
+            if (present || !e.getMessage().contains("not found")) {
+                throw e;
+            }
+        }
+    }
+
     public int eventCount() {
         synchronized (events) {
             return events.size();

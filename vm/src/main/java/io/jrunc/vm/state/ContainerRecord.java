@@ -10,6 +10,7 @@ import java.util.List;
  *
  * @param serial    the virtio-blk serial of its root filesystem image
  * @param lastState created, running or stopped, as last seen
+ * @param shares    the host directories shared with it (virtio-fs), in the order given
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ContainerRecord(
@@ -20,13 +21,25 @@ public record ContainerRecord(
         List<String> args,
         long createdAt,
         String lastState,
-        int exitCode) {
+        int exitCode,
+        List<HostShare> shares) {
 
     public ContainerRecord {
         args = args == null ? List.of() : List.copyOf(args);
+        shares = shares == null ? List.of() : List.copyOf(shares);
+    }
+
+    public ContainerRecord(String name, String pod, String bundle, String serial, List<String> args, long createdAt,
+                           String lastState, int exitCode) {
+        this(name, pod, bundle, serial, args, createdAt, lastState, exitCode, List.of());
     }
 
     public ContainerRecord withState(String state, int exit) {
-        return new ContainerRecord(name, pod, bundle, serial, args, createdAt, state, exit);
+        return new ContainerRecord(name, pod, bundle, serial, args, createdAt, state, exit, shares);
+    }
+
+    /** The tags of its shares, for the monitor's RemoveContainer. */
+    public List<String> shareTags() {
+        return shares.stream().map(HostShare::tag).toList();
     }
 }

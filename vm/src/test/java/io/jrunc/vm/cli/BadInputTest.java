@@ -374,4 +374,28 @@ class BadInputTest {
         }
         refused("published twice", "pod", "create", "-p", free + ":80", "-p", free + ":81");
     }
+
+    @Test
+    void badHostDirectoryVolumes() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("shared"));
+        Path file = Files.writeString(tmp.resolve("afile"), "x");
+        refused("--volume /does/not/exist:/x", "create", "--name", "c1", "-v", "/does/not/exist:/x", bundle.toString());
+        refused("--volume /does/not/exist:/x", "run", "--volume", "/does/not/exist:/x", bundle.toString());
+        refused("--volume relative/dir:/x", "create", "-v", "relative/dir:/x", bundle.toString());
+        refused("--volume ./x:/x", "run", "-v", "./x:/x", bundle.toString());
+        refused("--volume " + dir + ":x", "create", "-v", dir + ":x", bundle.toString());
+        refused("--volume " + dir + ":/x:bogus", "create", "-v", dir + ":/x:bogus", bundle.toString());
+        refused("--volume " + dir + ":/x:ro:z", "create", "-v", dir + ":/x:ro:z", bundle.toString());
+        refused("--volume " + dir, "create", "-v", dir.toString(), bundle.toString());
+        refused("--volume " + file + ":/x", "create", "-v", file + ":/x", bundle.toString());
+        refused("--volume " + dir + ":/", "create", "-v", dir + ":/", bundle.toString());
+        // named pods too: nothing made in the pod
+        assertEquals(0, run("pod", "create", "--name", "pv").code());
+        refused("--volume /does/not/exist:/x", "create", "--pod", "pv", "--name", "c1", "-v", "/does/not/exist:/x", bundle.toString());
+        refused("--volume " + dir + ":/x:bogus", "create", "--pod", "pv", "-v", "/tmp:/y", "-v", dir + ":/x:bogus", bundle.toString());
+        // virtiofsd's socket in the pod's directory would not fit a Unix socket's path
+        String longName = "p".repeat(63);
+        assertEquals(0, run("pod", "create", "--name", longName).code());
+        refused("longer than 107 bytes", "create", "--pod", longName, "-v", dir + ":/x", bundle.toString());
+    }
 }

@@ -19,6 +19,7 @@ import io.jrunc.ttrpc.TtrpcServer;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
+import io.jrunc.vm.monitor.pb.Share;
 import io.jrunc.vm.monitor.pb.StatusRequest;
 import io.jrunc.vm.monitor.pb.StatusResponse;
 import io.jrunc.vm.state.PodRecord;
@@ -141,6 +142,33 @@ class MonitorTest {
             client.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId("c2").setForce(true).setSerial("jr00aa").build());
             assertEquals(List.of("c2"), guest.removed);
             assertEquals(List.of("jr00aa"), vm.detached, "rm unplugs the disk");
+        }
+    }
+
+    @Test
+    void sharedDirectoriesArePluggedBeforeTheDiskAndUnpluggedWithTheContainerOrAFailedCreate() throws Exception {
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        try (AgentClient client = link(new AtomicInteger()).connect("p1")) {
+            client.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId("c2").setSerial("jr00aa")
+                    .setImage("/x/rootfs.img").setOciConfig(ByteString.copyFromUtf8("{}"))
+                    .addShares(Share.newBuilder().setTag("fs000000000001").setHostPath("/srv/a"))
+                    .addShares(Share.newBuilder().setTag("fs000000000002").setHostPath("/srv/b")).build());
+            assertEquals(List.of("fs000000000001", "fs000000000002"), vm.sharesAttached);
+            assertEquals(List.of("share fs000000000001", "share fs000000000002", "disk jr00aa"), vm.plugOrder);
+            assertEquals(List.of(), vm.sharesDetached);
+
+            client.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId("c2").setForce(true)
+                    .setSerial("jr00aa").addShareTags("fs000000000001").addShareTags("fs000000000002").build());
+            assertEquals(List.of("fs000000000001", "fs000000000002"), vm.sharesDetached, "rm unplugs the shares");
+
+            // the guest refuses the create: its disk and its shares are unplugged again
+            RpcException refused = assertThrows(RpcException.class, () -> client.call(MonitorMethods.ADD_CONTAINER,
+                    AddContainerRequest.newBuilder().setId("refused1").setSerial("jr00bb").setImage("/x/rootfs.img")
+                            .setOciConfig(ByteString.copyFromUtf8("{}"))
+                            .addShares(Share.newBuilder().setTag("fs000000000003").setHostPath("/srv/c")).build()));
+            assertEquals(Code.INVALID_ARGUMENT, refused.code());
+            assertEquals(List.of("fs000000000001", "fs000000000002", "fs000000000003"), vm.sharesDetached);
+            assertTrue(vm.detached.contains("jr00bb"));
         }
     }
 

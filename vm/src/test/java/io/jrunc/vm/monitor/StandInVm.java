@@ -62,11 +62,29 @@ final class StandInVm implements PodVm {
     @Override
     public void attachDisk(String serial, Path image) {
         attached.add(serial + "=" + image);
+        plugOrder.add("disk " + serial);
     }
 
     @Override
     public void detachDisk(String serial) {
         detached.add(serial);
+    }
+
+    /** Tags of shares hot-plugged and unplugged, in order (no virtiofsd runs: the guest is a stand-in). */
+    final List<String> sharesAttached = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<String> sharesDetached = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Every hot-plug, disk or share, in order. */
+    final List<String> plugOrder = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public void attachShare(String tag, Path directory) {
+        sharesAttached.add(tag);
+        plugOrder.add("share " + tag);
+    }
+
+    @Override
+    public void detachShare(String tag) {
+        sharesDetached.add(tag);
     }
 
     @Override

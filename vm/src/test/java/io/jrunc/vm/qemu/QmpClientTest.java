@@ -1,6 +1,7 @@
 package io.jrunc.vm.qemu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,8 +31,13 @@ class QmpClientTest {
     Path dir;
     Process qemu;
 
+    boolean startedVirtiofsd;
+
     @AfterEach
-    void tearDown() throws InterruptedException {
+    void tearDown() throws InterruptedException, IOException {
+        if (startedVirtiofsd) {
+            Virtiofsd.stopAll(dir);
+        }
         if (qemu != null && qemu.isAlive()) {
             qemu.destroyForcibly();
             qemu.waitFor(10, TimeUnit.SECONDS);
@@ -145,11 +151,43 @@ class QmpClientTest {
     }
 
     @Test
+    void aShareIsHotPluggedAgainstARealVirtiofsdAndEndedWithIt() throws Exception {
+        Requirements.require(Files.isExecutable(Path.of(Virtiofsd.BINARY)), Virtiofsd.BINARY + " (qemu-system-common)");
+        Path shared = Files.createDirectories(dir.resolve("shared"));
+        String tag = "fs000000000001";
+        try (QmpClient qmp = start("-machine", "pc,accel=tcg,memory-backend=ram0", "-object",
+                "memory-backend-memfd,id=ram0,size=128M,share=on", "-m", "128M", "-S")) {
+            // no virtiofsd: the device cannot be added, and its chardev is taken back
+            QmpClient.QmpException refused = assertThrows(QmpClient.QmpException.class,
+                    () -> qmp.attachShare("fsnobody0000001", dir.resolve("nobody.sock")));
+            assertTrue(refused.getMessage().contains("nobody.sock"), refused.getMessage());
+            assertFalse(qmp.execute("query-chardev", null).toString().contains("fsnobody"), "no chardev left");
+
+            Virtiofsd.start(dir, tag, shared, dir.resolve("virtiofsd.log"));
+            startedVirtiofsd = true;
+            assertFalse(Virtiofsd.processes("--socket-path=" + dir + "/").isEmpty(), "virtiofsd runs, found by its socket path");
+            qmp.attachShare(tag, Virtiofsd.socket(dir, tag));
+            assertTrue(qmp.execute("query-pci", null).toString().contains("\"qdev_id\":\"" + tag + "\""), "the device is on the bus");
+
+            long t0 = System.nanoTime();
+            qmp.detachShare("fsnever00000001", Duration.ofSeconds(20));
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "a share qemu does not have is not waited for");
+
+            Virtiofsd.stopAll(dir);
+            assertEquals(List.of(), Virtiofsd.processes("--socket-path=" + dir + "/").stream()
+                    .filter(h -> h.isAlive() && !read(Path.of("/proc", Long.toString(h.pid()), "stat")).contains(") Z")).toList());
+            assertFalse(Files.exists(Virtiofsd.socket(dir, tag)), "its socket is removed");
+        }
+    }
+
+    @Test
     void commandLine() {
         VmImage image = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initramfs.cpio"), "sha256:x", "init=/init");
         List<String> cmd = QemuCommand.build(image, 2, 256L << 20, Path.of("/run/jrunc-vm/pods/p"), false);
         String line = String.join(" ", cmd);
-        assertTrue(line.contains("-machine pc,accel=tcg"), line);
+        assertTrue(line.contains("-machine pc,accel=tcg,memory-backend=ram0"), line);
+        // shared RAM, for vhost-user-fs: the same size as -m
+        assertTrue(line.contains("-object memory-backend-memfd,id=ram0,size=" + QemuCommand.vmMemoryMiB(256L << 20) + "M,share=on"), line);
         assertTrue(line.contains("-smp 2"), line);
         assertTrue(line.contains("-cpu max"), "TCG runs the CPU model the agent's caches were trained in: " + line);
         // 256 MiB + 288 MiB fixed + 2% of 256 MiB (5.12, rounded up to a MiB)
