@@ -36,6 +36,17 @@ public final class SyscallNumbers {
     public static final long FCNTL = X86_64 ? 72 : 25;
     public static final long SECCOMP = X86_64 ? 317 : 277;
     public static final long BPF = X86_64 ? 321 : 280;
+    // Descriptor-relative file calls (RootedFiles): the raw calls, so that every one of them captures
+    // errno the same way and needs no glibc wrapper (statx and renameat2 are recent in glibc).
+    public static final long MKDIRAT = X86_64 ? 258 : 34;
+    public static final long FCHOWNAT = X86_64 ? 260 : 54;
+    public static final long UNLINKAT = X86_64 ? 263 : 35;
+    public static final long SYMLINKAT = X86_64 ? 266 : 36;
+    public static final long READLINKAT = X86_64 ? 267 : 78;
+    public static final long FCHMOD = X86_64 ? 91 : 52;
+    public static final long UTIMENSAT = X86_64 ? 280 : 88;
+    public static final long RENAMEAT2 = X86_64 ? 316 : 276;
+    public static final long STATX = X86_64 ? 332 : 291;
     // Numbers from 424 up are shared by every architecture (asm-generic).
     public static final long PIDFD_SEND_SIGNAL = 424;
     public static final long PIDFD_OPEN = 434;

@@ -179,7 +179,10 @@ class FacadeMatchesGeneratedTest {
                 Map.entry("SETRESGID", 149L), Map.entry("SETGROUPS", 159L), Map.entry("CAPGET", 90L),
                 Map.entry("CAPSET", 91L), Map.entry("GETTID", 178L), Map.entry("IOCTL", 29L),
                 Map.entry("FCNTL", 25L), Map.entry("SECCOMP", 277L), Map.entry("BPF", 280L),
-                Map.entry("OPENAT", 56L), Map.entry("PRCTL", 167L), Map.entry("KEYCTL", 219L));
+                Map.entry("OPENAT", 56L), Map.entry("PRCTL", 167L), Map.entry("KEYCTL", 219L),
+                Map.entry("MKDIRAT", 34L), Map.entry("FCHOWNAT", 54L), Map.entry("UNLINKAT", 35L),
+                Map.entry("SYMLINKAT", 36L), Map.entry("READLINKAT", 78L), Map.entry("FCHMOD", 52L),
+                Map.entry("UTIMENSAT", 88L), Map.entry("RENAMEAT2", 276L), Map.entry("STATX", 291L));
         List<String> mismatches = new ArrayList<>();
         for (Field f : SyscallNumbers.class.getFields()) {
             if (f.getType() != long.class) {

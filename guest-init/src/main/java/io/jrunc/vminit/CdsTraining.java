@@ -90,6 +90,7 @@ final class CdsTraining {
         new PodService(pod, new PowerOff(store)).register(dispatcher);
         new ContainerService(store, reaper, pod).register(dispatcher);
         new ProcessService(store, reaper).register(dispatcher);
+        new FileService(store).register(dispatcher);
         TtrpcServer server = new TtrpcServer(dispatcher, ServerOptions.DEFAULTS);
 
         int[] pair = UnixSockets.pair(UnixSockets.SOCK_STREAM);

@@ -80,6 +80,7 @@ public final class VmInit {
         new PodService(pod, powerOff).register(dispatcher);
         new ContainerService(store, reaper, pod).register(dispatcher);
         new ProcessService(store, reaper).register(dispatcher);
+        new FileService(store).register(dispatcher);
         TtrpcServer server = new TtrpcServer(dispatcher, ServerOptions.DEFAULTS);
 
         // vsock first (with its loopback check), the port last: the host's first call is answered from

@@ -18,6 +18,7 @@ public final class AgentMethods {
     private static final String POD = "jrunc.agent.v1.Pod";
     private static final String CONTAINERS = "jrunc.agent.v1.Containers";
     private static final String PROCESSES = "jrunc.agent.v1.Processes";
+    private static final String FILES = "jrunc.agent.v1.Files";
 
     /** Frozen across majors: the first call of every client. */
     public static final Method<GetVersionRequest, GetVersionResponse> VERSION =
@@ -80,5 +81,24 @@ public final class AgentMethods {
                 Method.of(PROCESSES, "ReadOutput", ReadOutputRequest.parser(), ReadOutputResponse.parser());
         public static final Method<ResizeTerminalRequest, ResizeTerminalResponse> RESIZE_TERMINAL =
                 Method.of(PROCESSES, "ResizeTerminal", ResizeTerminalRequest.parser(), ResizeTerminalResponse.parser());
+    }
+
+    /** jrunc.agent.v1.Files (minor 4): files and trees copied into and out of a container's root. */
+    public static final class Files {
+        private Files() {
+        }
+
+        public static final Method<FileStatRequest, FileStatResponse> FILE_STAT =
+                Method.of(FILES, "FileStat", FileStatRequest.parser(), FileStatResponse.parser());
+        public static final Method<CopyInRequest, CopyInResponse> COPY_IN =
+                Method.of(FILES, "CopyIn", CopyInRequest.parser(), CopyInResponse.parser());
+        public static final Method<CopyInWriteRequest, CopyInWriteResponse> COPY_IN_WRITE =
+                Method.of(FILES, "CopyInWrite", CopyInWriteRequest.parser(), CopyInWriteResponse.parser());
+        public static final Method<CopyOutRequest, CopyOutResponse> COPY_OUT =
+                Method.of(FILES, "CopyOut", CopyOutRequest.parser(), CopyOutResponse.parser());
+        public static final Method<CopyOutReadRequest, CopyOutReadResponse> COPY_OUT_READ =
+                Method.of(FILES, "CopyOutRead", CopyOutReadRequest.parser(), CopyOutReadResponse.parser());
+        public static final Method<CopyCancelRequest, CopyCancelResponse> COPY_CANCEL =
+                Method.of(FILES, "CopyCancel", CopyCancelRequest.parser(), CopyCancelResponse.parser());
     }
 }

@@ -33,7 +33,7 @@ class AgentMethodsTest {
         }
         Set<String> listed = new TreeSet<>();
         for (Class<?> holder : new Class<?>[] {AgentMethods.class, AgentMethods.Pod.class,
-                AgentMethods.Containers.class, AgentMethods.Processes.class}) {
+                AgentMethods.Containers.class, AgentMethods.Processes.class, AgentMethods.Files.class}) {
             for (Field field : holder.getDeclaredFields()) {
                 if (Modifier.isStatic(field.getModifiers()) && field.getType() == Method.class) {
                     Method<?, ?> method = (Method<?, ?>) field.get(null);

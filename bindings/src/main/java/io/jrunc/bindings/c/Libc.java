@@ -12176,6 +12176,24 @@ public class Libc extends Libc$shared {
     public static int SYS_close_range() {
         return SYS_close_range;
     }
+    private static final int SYS_fchmod = (int)91L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_fchmod 91
+     * }
+     */
+    public static int SYS_fchmod() {
+        return SYS_fchmod;
+    }
+    private static final int SYS_fchownat = (int)260L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_fchownat 260
+     * }
+     */
+    public static int SYS_fchownat() {
+        return SYS_fchownat;
+    }
     private static final int SYS_fcntl = (int)72L;
     /**
      * {@snippet lang=c :
@@ -12256,6 +12274,15 @@ public class Libc extends Libc$shared {
      */
     public static int SYS_keyctl() {
         return SYS_keyctl;
+    }
+    private static final int SYS_mkdirat = (int)258L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_mkdirat 258
+     * }
+     */
+    public static int SYS_mkdirat() {
+        return SYS_mkdirat;
     }
     private static final int SYS_mount_setattr = (int)442L;
     /**
@@ -12356,6 +12383,24 @@ public class Libc extends Libc$shared {
     public static int SYS_prctl() {
         return SYS_prctl;
     }
+    private static final int SYS_readlinkat = (int)267L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_readlinkat 267
+     * }
+     */
+    public static int SYS_readlinkat() {
+        return SYS_readlinkat;
+    }
+    private static final int SYS_renameat2 = (int)316L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_renameat2 316
+     * }
+     */
+    public static int SYS_renameat2() {
+        return SYS_renameat2;
+    }
     private static final int SYS_sched_setattr = (int)314L;
     /**
      * {@snippet lang=c :
@@ -12401,6 +12446,24 @@ public class Libc extends Libc$shared {
     public static int SYS_setresuid() {
         return SYS_setresuid;
     }
+    private static final int SYS_statx = (int)332L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_statx 332
+     * }
+     */
+    public static int SYS_statx() {
+        return SYS_statx;
+    }
+    private static final int SYS_symlinkat = (int)266L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_symlinkat 266
+     * }
+     */
+    public static int SYS_symlinkat() {
+        return SYS_symlinkat;
+    }
     private static final int SYS_tgkill = (int)234L;
     /**
      * {@snippet lang=c :
@@ -12409,6 +12472,24 @@ public class Libc extends Libc$shared {
      */
     public static int SYS_tgkill() {
         return SYS_tgkill;
+    }
+    private static final int SYS_unlinkat = (int)263L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_unlinkat 263
+     * }
+     */
+    public static int SYS_unlinkat() {
+        return SYS_unlinkat;
+    }
+    private static final int SYS_utimensat = (int)280L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_utimensat 280
+     * }
+     */
+    public static int SYS_utimensat() {
+        return SYS_utimensat;
     }
     private static final int AF_UNSPEC = (int)0L;
     /**

@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
                 ContainerCommands.Stop.class, ContainerCommands.Kill.class, ContainerCommands.Rm.class,
                 ContainerCommands.Ls.class, ContainerCommands.Inspect.class, ContainerCommands.Logs.class,
                 ContainerCommands.Stats.class, ContainerCommands.Exec.class, ContainerCommands.Run.class,
-                ContainerUpdate.class, Main.Monitor.class})
+                ContainerUpdate.class, ContainerCopy.class, Main.Monitor.class})
 public final class Main implements Runnable {
     @Option(names = "--root", description = "state root (default ${DEFAULT-VALUE})", defaultValue = "/run/jrunc-vm")
     Path root;

@@ -295,7 +295,7 @@ class BadInputTest {
     void helpOnEveryCommand() {
         for (String[] cmd : new String[][] {{}, {"pod"}, {"pod", "create"}, {"pod", "start"}, {"pod", "stop"}, {"pod", "rm"},
                 {"pod", "inspect"}, {"pod", "ls"}, {"pod", "prune"}, {"create"}, {"start"}, {"stop"}, {"kill"}, {"rm"},
-                {"ls"}, {"inspect"}, {"logs"}, {"stats"}, {"exec"}, {"run"}}) {
+                {"ls"}, {"inspect"}, {"logs"}, {"stats"}, {"exec"}, {"run"}, {"cp"}}) {
             String[] args = Stream.concat(Stream.of(cmd), Stream.of("--help")).toArray(String[]::new);
             Result r = run(args);
             assertEquals(0, r.code(), String.join(" ", args) + ": " + r.err());
@@ -325,6 +325,27 @@ class BadInputTest {
         assertEquals(0, run("pod", "rm", "p3").code());
         assertEquals(Set.of("pods"), stateFiles());
         assertFalse(monitorStarted);
+    }
+
+    /** `cp` refused before any VM is asked: the sides, the container, the paths, a pod that is not running. */
+    @Test
+    void cpBadInputThatNeedsNoVm() throws Exception {
+        assertEquals(0, run("pod", "create", "--name", "p1").code());
+        new StateRoot(root).write(new ContainerRecord("c1", "p1", bundle.toString(), "jr0c1", List.of("sh"), 0, "stopped", 0));
+        Path file = Files.writeString(tmp.resolve("file"), "x");
+        Path dest = Files.createDirectories(tmp.resolve("dest"));
+        refused("CONTAINER:PATH", "cp", file.toString(), tmp.resolve("other").toString());
+        refused("between containers", "cp", "c1:/x", "c2:/y");
+        refused("nosuch", "cp", file.toString(), "nosuch:/x");
+        refused("nosuch", "cp", "nosuch:/x", dest.toString());
+        refused("bad name", "cp", file.toString(), "bad name:/x");
+        refused("empty", "cp", file.toString(), "c1:");
+        refused("/no/such/file", "cp", "/no/such/file", "c1:/x");
+        refused("not running", "cp", file.toString(), "c1:/x");
+        refused("not running", "cp", "c1:/etc", dest.toString());
+        try (Stream<Path> left = Files.list(dest)) {
+            assertEquals(0, left.count());
+        }
     }
 
     @Test
