@@ -56,17 +56,20 @@ public final class Containers {
      * @param swapBytes   the swap cap (swap alone); -1: none
      * @param consoleSize the caller's terminal for a {@code terminal} process (null when unknown), its
      *                    size from the start
+     * @param network     the anonymous pod's network flags (`--network`, `--publish`); refused with a pod
      */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                        boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
-                       List<VolumeFlag.HostDirectory> hostDirectories) {
+                       List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network) {
         public Spec {
             hostDirectories = hostDirectories == null ? List.of() : List.copyOf(hostDirectories);
+            network = network == null ? Pods.NetworkSpec.DEFAULT : network;
         }
 
         public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                     boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
-            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, List.of());
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, List.of(),
+                    Pods.NetworkSpec.DEFAULT);
         }
     }
 
@@ -107,6 +110,10 @@ public final class Containers {
         if (spec.cpus() < 0) {
             throw new VmException("invalid --cpus " + spec.cpus() + ": must be positive");
         }
+        if (spec.pod() != null && !spec.network().isDefault()) {
+            throw new VmException("--network and --publish are the pod's: give them to pod create " + spec.pod()
+                    + ", not to a container that joins it");
+        }
         Bundle bundle = Bundle.load(spec.bundle());
         PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
@@ -126,6 +133,8 @@ public final class Containers {
         ShareMounts.add(config, shares);
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
+        // an anonymous pod's network, from the container's flags (the default: user-mode)
+        PodRecord.Network anonymousNetwork = named == null ? spec.network().resolve() : null;
         if (spec.terminal()) {
             ObjectNode process = config.withObjectProperty("process").put("terminal", true);
             if (spec.consoleSize() != null) {
@@ -150,7 +159,7 @@ public final class Containers {
                 pod = PodRecord.created(Names.random("anon-"), true, PodRecord.Config.of(
                         spec.cpus() > 0 ? (int) Math.ceil(spec.cpus()) : 1,
                         spec.memoryBytes() > 0 ? spec.memoryBytes() : io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY,
-                        name).withSwap(anonymousSwap));
+                        name).withSwap(anonymousSwap).withNetwork(anonymousNetwork));
                 root.write(pod);
             }
             // held to the end of this call: `pod prune` leaves the pod alone while it is not booted yet

@@ -49,6 +49,10 @@ final class ContainerCommands {
         Double cpus;
         @Option(names = "--swap", description = "swap cap, swap alone, e.g. 64m: needs a memory limit; without --pod also the anonymous pod's swap area (default: the config file's [container] swap, else the whole area)")
         String swap;
+        @Option(names = "--network", description = "the anonymous pod's network: user (default), none, or ns:PATH (not with --pod)")
+        String network;
+        @Option(names = {"-p", "--publish"}, description = "[HOSTIP:]HOSTPORT:CTRPORT[/tcp|/udp] of the anonymous pod (repeatable; not with --pod)")
+        List<String> publish = new ArrayList<>();
         @Option(names = {"-v", "--volume"}, paramLabel = "HOSTDIR:CTRPATH[:ro]", description = "share a host directory (an absolute path) with the container through virtio-fs, read-only with :ro (repeatable)")
         List<String> volumes = new ArrayList<>();
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
@@ -76,7 +80,7 @@ final class ContainerCommands {
                 }
             }
             return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
-                    hostDirectories);
+                    hostDirectories, new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()));
         }
     }
 
