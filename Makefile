@@ -20,8 +20,9 @@ JRUNC := $(abspath $(BUILD))/bin/jrunc
 # finds its tool missing fails (docs/testing.md, "Skips and CI"). procps: `jrunc ps` runs ps;
 # linux-libc-dev: the bindings' check of the aarch64 syscall numbers reads asm-generic/unistd.h;
 # util-linux: mkswap, the swap header's independent writer, and unshare; bsdutils: script, the tty
-# ctr --tty needs.
-TEST_PACKAGES := busybox-static runc libseccomp2 procps linux-libc-dev util-linux
+# ctr --tty needs; iproute2: ip and tc, which make the network namespaces and veth pairs of the netlink
+# and `--network ns:` tests and read back what jrunc's netlink calls did.
+TEST_PACKAGES := busybox-static runc libseccomp2 procps linux-libc-dev util-linux iproute2
 BENCH_PACKAGES := crun
 E2E_PACKAGES := podman containerd buildah bsdutils
 # docker.io without its recommends: they include cgroupfs-mount, which would mount every v1 hierarchy

@@ -12,6 +12,10 @@
 # with and without conv=fsync; and the pod VM's boot to ready and qemu's resident memory at ready with
 # the guest's RAM a shared memfd (what jrunc-vm boots, needed by virtio-fs) against private anonymous
 # memory, same command line otherwise. `FIGURES=virtiofs scripts/vm-figures.sh [ROUNDS]` runs it alone.
+# network (its own section, network_figures): (a) 100 MiB from the host to a container through a
+# published port against the same over the host's loopback; (b) connect and first-byte times of a small
+# HTTP GET through a published port against the same server on the host's loopback. NET_ROUNDS rounds
+# (default 5). `FIGURES=network scripts/vm-figures.sh` runs it alone.
 #
 #   scripts/vm-figures.sh [ROUNDS [CONTAINERS]]     (make build vm-image first; needs busybox-static, qemu)
 #
@@ -169,6 +173,77 @@ virtiofs_figure() {
          "qemu VmRSS/RssAnon/RssShmem at ready (MiB, medians) $(for c in 2 3 4; do cut -d' ' -f$c "$OUT/mem-$kind" | median | awk '{printf "%.0f ", $1 / 1024}'; done)"
   done
 }
+# --- network: (a) throughput, (b) connect and first byte, each against the host's loopback ---------------
+# One pod (user-mode network) with two published ports: a container whose busybox nc answers each
+# connection with the byte count it read (nc -ll -e wc -c), and busybox httpd serving a 13-byte file.
+# The baselines are the same programs on the host, on 127.0.0.1. The client is the same for both:
+# python3 for (a) (connect, send 100 MiB, half-close, read the count: the time is until the far end
+# has read it all), curl for (b) (time_connect and time_starttransfer of a GET). Rounds interleaved.
+network_figures() {
+  local rounds=${NET_ROUNDS:-5} size=$((100 << 20)) pod=fignet
+  mkdir -p "$bundle/rootfs/www" "$OUT/www" && echo "hello, pod!" | tee "$bundle/rootfs/www/index.html" > "$OUT/www/index.html"
+  free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1])'; }
+  local sink_port web_port base_sink base_web
+  sink_port=$(free_port) web_port=$(free_port) base_sink=$(free_port) base_web=$(free_port)
+  cat > "$OUT/send.py" <<'PY'
+import socket, sys, time
+host, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+chunk = bytes(1 << 20)
+t0 = time.monotonic()
+s = socket.create_connection((host, port))
+left = n
+while left > 0:
+    k = min(left, len(chunk)); s.sendall(chunk[:k]); left -= k
+s.shutdown(socket.SHUT_WR)
+answer = b""
+while True:
+    d = s.recv(64)
+    if not d:
+        break
+    answer += d
+t = time.monotonic() - t0
+got = int(answer.split()[0]) if answer.strip() else -1
+if got != n:
+    sys.exit(f"sent {n} bytes, the far end read {got}")
+print(f"{t:.3f}")
+PY
+  # port 8080 in the container: the bundle's process has no capabilities (no CAP_NET_BIND_SERVICE)
+  jv pod create --name "$pod" -p "$sink_port:5001" -p "$web_port:8080" >/dev/null
+  jv create --pod "$pod" --name "$pod-sink" "$bundle" nc -ll -p 5001 -e wc -c >/dev/null
+  jv create --pod "$pod" --name "$pod-web" "$bundle" httpd -f -p 8080 -h /www >/dev/null
+  jv start "$pod-sink" >/dev/null; jv start "$pod-web" >/dev/null
+  busybox nc -ll -p "$base_sink" -e wc -c & local nc_pid=$!
+  busybox httpd -f -p "127.0.0.1:$base_web" -h "$OUT/www" & local httpd_pid=$!
+  local up=
+  for _ in $(seq 60); do curl -s -o /dev/null "http://127.0.0.1:$web_port/index.html" && up=1 && break; sleep 1; done
+  [ -n "$up" ] || { echo "vm-figures: the pod's httpd never answered on port $web_port" >&2; kill "$nc_pid" "$httpd_pid"; return 1; }
+  for f in net-pod-s net-lo-s net-pod-http net-lo-http; do : > "$OUT/$f"; done
+  for r in $(seq "$rounds"); do
+    python3 "$OUT/send.py" 127.0.0.1 "$sink_port" "$size" >> "$OUT/net-pod-s"
+    python3 "$OUT/send.py" 127.0.0.1 "$base_sink" "$size" >> "$OUT/net-lo-s"
+    for i in $(seq 10); do
+      curl -sf -o /dev/null -w '%{time_connect} %{time_starttransfer}\n' "http://127.0.0.1:$web_port/index.html" >> "$OUT/net-pod-http"
+      curl -sf -o /dev/null -w '%{time_connect} %{time_starttransfer}\n' "http://127.0.0.1:$base_web/index.html" >> "$OUT/net-lo-http"
+    done
+  done
+  kill "$nc_pid" "$httpd_pid" 2>/dev/null || true
+  jv pod rm -f "$pod" >/dev/null
+  awk '{printf "%.3f\n", $1 * 1000}' "$OUT/net-pod-http" > "$OUT/net-pod-connect"; awk '{printf "%.3f\n", $2 * 1000}' "$OUT/net-pod-http" > "$OUT/net-pod-first"
+  awk '{printf "%.3f\n", $1 * 1000}' "$OUT/net-lo-http" > "$OUT/net-lo-connect"; awk '{printf "%.3f\n", $2 * 1000}' "$OUT/net-lo-http" > "$OUT/net-lo-first"
+  local pod_s lo_s
+  pod_s=$(median < "$OUT/net-pod-s") lo_s=$(median < "$OUT/net-lo-s")
+  echo "machine: $(nproc) cores, $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r); pod: 1 vCPU, 512 MiB, qemu user-mode network (libslirp), virtio-net"
+  echo "(a) 100 MiB host -> container via published port (s): $(tr '\n' ' ' < "$OUT/net-pod-s") median $pod_s = $(awk -v t="$pod_s" 'BEGIN {printf "%.1f", 100 / t}') MiB/s"
+  echo "(a) 100 MiB host -> host over loopback (s):            $(tr '\n' ' ' < "$OUT/net-lo-s") median $lo_s = $(awk -v t="$lo_s" 'BEGIN {printf "%.1f", 100 / t}') MiB/s"
+  echo "(b) HTTP GET via published port, connect (ms):     median $(median < "$OUT/net-pod-connect") of $(wc -l < "$OUT/net-pod-connect")"
+  echo "(b) HTTP GET via published port, first byte (ms):  median $(median < "$OUT/net-pod-first"), max $(sort -g "$OUT/net-pod-first" | tail -1)"
+  echo "(b) HTTP GET over loopback, connect (ms):          median $(median < "$OUT/net-lo-connect") of $(wc -l < "$OUT/net-lo-connect")"
+  echo "(b) HTTP GET over loopback, first byte (ms):       median $(median < "$OUT/net-lo-first"), max $(sort -g "$OUT/net-lo-first" | tail -1)"
+}
+if [ "${FIGURES:-all}" = network ]; then
+  network_figures
+  exit 0
+fi
 if [ "${FIGURES:-all}" = virtiofs ]; then
   virtiofs_figure "$ROUNDS"
   exit 0
@@ -225,3 +300,4 @@ echo "in-guest start, API (ms):            $(tr '\n' ' ' < "$OUT/start-ms") medi
 echo "CLI create + start, wall (ms):       $(tr '\n' ' ' < "$OUT/cli-ms") median $(median < "$OUT/cli-ms")"
 echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
 virtiofs_figure "$ROUNDS"
+network_figures

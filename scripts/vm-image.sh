@@ -17,9 +17,10 @@ command -v cpio >/dev/null || { echo "vm-image: needs cpio" >&2; exit 2; }
 # java.logging: protobuf-java; jdk.unsupported: the runtime library's sun.misc.Signal use.
 MODULES=java.base,java.logging,jdk.unsupported
 # The modules the agent loads (and their depends=, added below): the virtio PCI bus, disks, the
-# control port, vsock (virtio transport for a host with vhost-vsock, loopback for the guest test) and
-# overlayfs for writable roots, virtiofs (with fuse) for shared host directories.
-KO_ROOTS="virtio_pci virtio_blk virtio_console vmw_vsock_virtio_transport vsock_loopback overlay virtiofs"
+# control port, the network interface (virtio_net), vsock (virtio transport for a host with vhost-vsock,
+# loopback for the guest test), overlayfs for writable roots, virtiofs (with fuse) for shared host
+# directories.
+KO_ROOTS="virtio_pci virtio_blk virtio_console virtio_net vmw_vsock_virtio_transport vsock_loopback overlay virtiofs"
 
 # --- kernel --------------------------------------------------------------------------------------------
 if ! ls "$OUT"/kernel/boot/vmlinuz-* >/dev/null 2>&1; then

@@ -17,7 +17,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * jrunc.agent.v1.Pod: what the machine is (hostname, resolver, hosts file, kernel parameters), its
+ * jrunc.agent.v1.Pod: what the machine is (hostname, resolver, hosts file, kernel parameters, network:
+ * {@link PodNetwork}), its
  * memory and swap area ({@link SwapArea}), its volumes ({@link PodVolumes}), and Shutdown. Each Configure replaces the hostname it names,
  * the resolver and hosts file (written even when empty: containers bind them) and the sysctls it names,
  * so a repeated call is harmless.
@@ -58,6 +59,8 @@ final class PodService {
                 }
                 Files.writeString(file, e.getValue());
             }
+            // lo always, and the interfaces and routes the host named (none: lo is the pod's only link)
+            PodNetwork.apply(r.getNetwork());
             List<String> files = new java.util.ArrayList<>();
             if (!r.getHostname().isEmpty()) {
                 Uts.sethostname(r.getHostname());

@@ -60,29 +60,32 @@ public final class Containers {
      * @param consoleSize the caller's terminal for a {@code terminal} process (null when unknown), its
      *                    size from the start
      * @param hostDirectories {@code -v|--volume HOSTDIR:CTRPATH}: host directories it shares
+     * @param network     the anonymous pod's network flags (`--network`, `--publish`); refused with a pod
      * @param readOnly    {@code --read-only}: the root read-only whatever the bundle says (no layer)
      * @param layerBytes  the writable layer's size ({@code --layer-size})
      * @param podVolumes  {@code -v|--volume NAME:CTRPATH}: the pod's volumes it mounts
      */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                        boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
-                       List<VolumeFlag.HostDirectory> hostDirectories, boolean readOnly, long layerBytes,
-                       List<PodVolumeMount> podVolumes) {
+                       List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network, boolean readOnly,
+                       long layerBytes, List<PodVolumeMount> podVolumes) {
         public Spec {
             hostDirectories = hostDirectories == null ? List.of() : List.copyOf(hostDirectories);
+            network = network == null ? Pods.NetworkSpec.DEFAULT : network;
             podVolumes = podVolumes == null ? List.of() : List.copyOf(podVolumes);
         }
 
         public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                     boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
-                    List<VolumeFlag.HostDirectory> hostDirectories) {
+                    List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network) {
             this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, hostDirectories,
-                    false, LayerImage.DEFAULT_BYTES, List.of());
+                    network, false, LayerImage.DEFAULT_BYTES, List.of());
         }
 
         public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                     boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize) {
-            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, List.of());
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, List.of(),
+                    Pods.NetworkSpec.DEFAULT);
         }
     }
 
@@ -123,6 +126,10 @@ public final class Containers {
         if (spec.cpus() < 0) {
             throw new VmException("invalid --cpus " + spec.cpus() + ": must be positive");
         }
+        if (spec.pod() != null && !spec.network().isDefault()) {
+            throw new VmException("--network and --publish are the pod's: give them to pod create " + spec.pod()
+                    + ", not to a container that joins it");
+        }
         LayerImage.require(spec.layerBytes(), "--layer-size");
         Bundle bundle = Bundle.load(spec.bundle());
         PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
@@ -147,6 +154,8 @@ public final class Containers {
         }
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
+        // an anonymous pod's network, from the container's flags (the default: user-mode)
+        PodRecord.Network anonymousNetwork = named == null ? spec.network().resolve() : null;
         if (spec.terminal()) {
             ObjectNode process = config.withObjectProperty("process").put("terminal", true);
             if (spec.consoleSize() != null) {
@@ -171,7 +180,7 @@ public final class Containers {
                 pod = PodRecord.created(Names.random("anon-"), true, PodRecord.Config.of(
                         spec.cpus() > 0 ? (int) Math.ceil(spec.cpus()) : 1,
                         spec.memoryBytes() > 0 ? spec.memoryBytes() : io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY,
-                        name).withSwap(anonymousSwap));
+                        name).withSwap(anonymousSwap).withNetwork(anonymousNetwork));
                 root.write(pod);
             }
             // held to the end of this call: `pod prune` leaves the pod alone while it is not booted yet

@@ -13,6 +13,7 @@ import io.jrunc.vm.monitor.MonitorLink;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.PodMonitor;
 import io.jrunc.vm.monitor.PodProcesses;
+import io.jrunc.vm.network.PodNetworks;
 import io.jrunc.vm.monitor.pb.ShutdownRequest;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.monitor.pb.StatusRequest;
@@ -48,18 +49,40 @@ public final class Pods {
      * What `pod create` was asked for; sizes parsed, the rest still text to validate.
      *
      * @param swapBytes the pod's swap area (0: none)
+     * @param network   `--network` (null: user), `--publish`, `--dns-search`, `--dns-option`
      * @param volumes   {@code --volume NAME[:SIZE]}, the pod's named volumes
      */
     public record Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
                        List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes,
-                       List<String> volumes) {
+                       NetworkSpec network, List<String> volumes) {
         public Spec {
             volumes = volumes == null ? List.of() : List.copyOf(volumes);
         }
 
         public Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
-                    List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes) {
-            this(name, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, swapBytes, List.of());
+                    List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes,
+                    NetworkSpec network) {
+            this(name, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, swapBytes, network, List.of());
+        }
+    }
+
+    /** The network flags of `pod create` (and of `create`/`run` for an anonymous pod), still text. */
+    public record NetworkSpec(String mode, List<String> publish, List<String> dnsSearch, List<String> dnsOptions) {
+        public static final NetworkSpec DEFAULT = new NetworkSpec(null, List.of(), List.of(), List.of());
+
+        public NetworkSpec {
+            publish = publish == null ? List.of() : List.copyOf(publish);
+            dnsSearch = dnsSearch == null ? List.of() : List.copyOf(dnsSearch);
+            dnsOptions = dnsOptions == null ? List.of() : List.copyOf(dnsOptions);
+        }
+
+        public boolean isDefault() {
+            return mode == null && publish.isEmpty() && dnsSearch.isEmpty() && dnsOptions.isEmpty();
+        }
+
+        /** Validated (each host port bound and released), with the interface's address chosen. */
+        public PodRecord.Network resolve() throws VmException {
+            return PodNetworks.make(mode, publish, dnsSearch, dnsOptions);
         }
     }
 
@@ -113,11 +136,12 @@ public final class Pods {
         }
         SwapDisk.require(spec.swapBytes(), "--swap");
         List<PodVolumes.Request> volumes = PodVolumes.parse(spec.volumes());
+        PodRecord.Network network = (spec.network() == null ? NetworkSpec.DEFAULT : spec.network()).resolve();
         PodRecord pod = PodRecord.created(name, anonymous, new PodRecord.Config(spec.cpus() == 0 ? 1 : spec.cpus(),
                 spec.memoryBytes() == 0 ? QemuCommand.DEFAULT_POD_MEMORY : spec.memoryBytes(),
                 spec.hostname() == null ? name : spec.hostname(), spec.dns(), spec.addHosts(), sysctls,
                 spec.kernel() == null ? null : spec.kernel().toAbsolutePath().toString(),
-                spec.initrd() == null ? null : spec.initrd().toAbsolutePath().toString(), spec.swapBytes()));
+                spec.initrd() == null ? null : spec.initrd().toAbsolutePath().toString(), spec.swapBytes(), network));
         try (AutoCloseable ignored = root.lock()) {
             if (root.pod(name).isPresent()) {
                 throw new VmException("pod name \"" + name + "\" is already in use");
@@ -385,6 +409,8 @@ public final class Pods {
             }
         }
         PodProcesses.end(root, name, END_WAIT);
+        // a monitor killed with its qemu could not remove the tap and qdisc of a `--network ns:` pod
+        io.jrunc.vm.monitor.PodBoot.detachNetwork(pod);
         try (AutoCloseable ignored = root.lock()) {
             StateRoot.removeTree(root.podDir(name));
         } catch (VmException e) {

@@ -517,10 +517,12 @@ class PodVmTest {
         ok("create", "--name", "lone", "--memory", "64m", bundle.toString(), "sleep", "1006"); // its anonymous pod boots
         String anonymous = json("inspect", "lone").path("pod").asText();
         assertTrue(anonymous.startsWith("anon-"), anonymous);
-        // a pod given no resolver, hosts or hostname: an empty resolv.conf (the pod has no network),
-        // localhost alone in hosts, and an anonymous pod's hostname is its container's name
+        // a pod given no resolver, hosts or hostname: the default network's resolver (user-mode's
+        // forwarder), localhost and the pod's own address in hosts, and an anonymous pod's hostname is
+        // its container's name
         ok("start", "lone");
-        assertEquals(List.of("", "127.0.0.1 localhost\n::1 localhost\n", "lone\n"), podFiles("lone"));
+        assertEquals(List.of("nameserver 10.0.2.3\n", "127.0.0.1 localhost\n::1 localhost\n10.0.2.15 lone " + anonymous + "\n",
+                "lone\n"), podFiles("lone"));
 
         assertEquals("", ok("pod", "prune").out(), "running pods and named ones stay");
         assertEquals("idle\n", ok("pod", "prune", "--all").out(), "--all: the named pod that does not run");

@@ -55,6 +55,10 @@ final class ContainerCommands {
         boolean readOnly;
         @Option(names = "--layer-size", description = "the writable root's layer, e.g. 2g: writes beyond it get ENOSPC (default 1g)")
         String layerSize;
+        @Option(names = "--network", description = "the anonymous pod's network: user (default), none, or ns:PATH (not with --pod)")
+        String network;
+        @Option(names = {"-p", "--publish"}, description = "[HOSTIP:]HOSTPORT:CTRPORT[/tcp|/udp] of the anonymous pod (repeatable; not with --pod)")
+        List<String> publish = new ArrayList<>();
         @Option(names = {"-v", "--volume"}, paramLabel = "HOSTDIR|NAME:CTRPATH[:ro]", description = "share a host directory (an absolute path) with the container through virtio-fs, or mount the pod's volume NAME (pod create --volume); read-only with :ro (repeatable)")
         List<String> volumes = new ArrayList<>();
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
@@ -85,7 +89,7 @@ final class ContainerCommands {
                 }
             }
             return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
-                    hostDirectories, readOnly, layer, podVolumes);
+                    hostDirectories, new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()), readOnly, layer, podVolumes);
         }
     }
 

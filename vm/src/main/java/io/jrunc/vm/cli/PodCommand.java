@@ -54,7 +54,7 @@ final class PodCommand implements Runnable {
         String memory;
         @Option(names = "--hostname", description = "the pod's hostname (default: its name)")
         String hostname;
-        @Option(names = "--dns", description = "a nameserver for the pod's resolv.conf (repeatable)")
+        @Option(names = "--dns", description = "a nameserver for the pod's resolv.conf (repeatable; default: the network's resolver)")
         List<String> dns = new ArrayList<>();
         @Option(names = "--add-host", description = "NAME:IP for the pod's /etc/hosts (repeatable)")
         List<String> addHosts = new ArrayList<>();
@@ -64,6 +64,14 @@ final class PodCommand implements Runnable {
         String swap;
         @Option(names = "--volume", paramLabel = "NAME[:SIZE]", description = "a named volume kept with the pod, e.g. data:2g (default size 1g; repeatable); its containers mount it with create --volume NAME:CTRPATH")
         List<String> volumes = new ArrayList<>();
+        @Option(names = "--network", description = "user (default: qemu's user-mode network, NAT through the host), none (lo alone), or ns:PATH (join the network namespace at PATH through a tap)")
+        String network;
+        @Option(names = {"-p", "--publish"}, description = "[HOSTIP:]HOSTPORT:CTRPORT[/tcp|/udp]: a host port that reaches the pod's port (repeatable; --network user)")
+        List<String> publish = new ArrayList<>();
+        @Option(names = "--dns-search", description = "a search domain for the pod's resolv.conf (repeatable)")
+        List<String> dnsSearch = new ArrayList<>();
+        @Option(names = "--dns-option", description = "an option for the pod's resolv.conf, e.g. ndots:2 (repeatable)")
+        List<String> dnsOptions = new ArrayList<>();
         @Option(names = "--kernel", description = "the VM's kernel (default: the installed image's)")
         Path kernel;
         @Option(names = "--initrd", description = "the VM's initramfs (default: the installed image's)")
@@ -74,7 +82,7 @@ final class PodCommand implements Runnable {
             long mem = memory == null ? 0 : Sizes.parse(memory, "--memory");
             long swapBytes = pod.main.defaults().podSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
             PodRecord p = pods().create(new Pods.Spec(name, cpus, mem, hostname, dns, addHosts, sysctls, kernel, initrd,
-                    swapBytes, volumes), false);
+                    swapBytes, new Pods.NetworkSpec(network, publish, dnsSearch, dnsOptions), volumes), false);
             Main.Output.out.println(p.name());
             return 0;
         }

@@ -37,6 +37,7 @@ import io.jrunc.vm.monitor.pb.StartContainerResponse;
 import io.jrunc.vm.monitor.pb.StatusResponse;
 import io.jrunc.vm.qemu.QemuCommand;
 import io.jrunc.vm.qemu.SwapDisk;
+import io.jrunc.vm.network.PodNetworks;
 import io.jrunc.vm.qemu.VmImage;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
@@ -147,11 +148,25 @@ public final class PodMonitor implements AutoCloseable {
 
     static ConfigurePodRequest configure(PodRecord pod) {
         PodRecord.Config c = pod.config();
+        PodRecord.Network net = c.network();
+        String hostname = c.hostname() == null ? pod.name() : c.hostname();
         ConfigurePodRequest.Builder b = ConfigurePodRequest.newBuilder()
-                .setHostname(c.hostname() == null ? pod.name() : c.hostname())
-                .putAllSysctls(c.sysctls());
-        if (!c.dns().isEmpty()) {
-            b.setDns(Dns.newBuilder().addAllNameservers(c.dns()));
+                .setHostname(hostname)
+                .putAllSysctls(c.sysctls())
+                .setNetwork(PodNetworks.guestConfig(net));
+        // the pod's own resolver, or the network's when it names none (user-mode: slirp's forwarder)
+        List<String> nameservers = c.dns().isEmpty() ? PodNetworks.defaultNameservers(net) : c.dns();
+        if (!nameservers.isEmpty() || !net.dnsSearch().isEmpty() || !net.dnsOptions().isEmpty()) {
+            b.setDns(Dns.newBuilder().addAllNameservers(nameservers).addAllSearches(net.dnsSearch()).addAllOptions(net.dnsOptions()));
+        }
+        // the pod's own name at its own address, as podman's hosts file has it
+        String own = PodNetworks.ownAddress(net);
+        if (own != null) {
+            HostEntry.Builder self = HostEntry.newBuilder().setIp(own).addNames(hostname);
+            if (!hostname.equals(pod.name())) {
+                self.addNames(pod.name());
+            }
+            b.addHosts(self);
         }
         for (String entry : c.addHosts()) {
             int colon = entry.indexOf(':');
@@ -451,8 +466,8 @@ public final class PodMonitor implements AutoCloseable {
                     command.addAll(SwapDisk.qemuArgs(SwapDisk.makeFresh(dir, config.swapBytes())));
                 }
                 command.addAll(PodVolumes.qemuArgs(PodVolumes.list(dir)));
-                System.err.println("monitor " + ProcessHandle.current().pid() + ": " + String.join(" ", command));
-                QemuVm qemu = QemuVm.launch(command, dir, dir.resolve("monitor.log"));
+                QemuVm qemu = PodBoot.launch(root, pod, command, dir);
+                pod = root.pod(podName).orElse(pod); // the network's addresses as this boot found them
                 long started = ProcessHandle.of(qemu.pid()).flatMap(h -> h.info().startInstant()).map(i -> i.toEpochMilli()).orElse(0L);
                 pod = pod.withVm(new PodRecord.Vm(qemu.pid(), started, image.digest()));
                 root.write(pod);
@@ -466,6 +481,7 @@ public final class PodMonitor implements AutoCloseable {
                 stopVm(vm, QUIT_GRACE);
                 vm.close();
                 QemuVm.removeBootFiles(dir);
+                PodBoot.detachNetwork(pod);
                 return 1;
             }
             System.err.println("monitor: pod " + podName + " ready");
@@ -473,6 +489,7 @@ public final class PodMonitor implements AutoCloseable {
             System.err.println("monitor: qemu exited " + (exit >= 0 ? Integer.toString(exit) : "(not this monitor's child: status unknown)"));
             monitor.close();
             QemuVm.removeBootFiles(dir); // the swap area is scratch: the next boot makes it afresh
+            PodBoot.detachNetwork(pod);
             return 0;
         } catch (VmException | IOException e) {
             System.err.println("monitor: " + e.getMessage());

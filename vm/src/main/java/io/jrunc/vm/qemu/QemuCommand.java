@@ -18,8 +18,9 @@ import java.util.List;
  * chardev (server=on, wait=off: qemu listens, the monitor connects; one client at a time).
  * <li>The RAM a shared memfd ({@link #MEMORY_ID}), so that shared directories (virtio-fs) can be
  * hot-plugged.
- * <li>QMP on a Unix socket; the serial console to console.log; no display, no network device yet,
- * no reboot (a guest reboot ends qemu, as power-off does).
+ * <li>QMP on a Unix socket; the serial console to console.log; no display; no reboot (a guest reboot
+ * ends qemu, as power-off does). The network device is added by the monitor from the pod's network
+ * (io.jrunc.vm.network.PodNetworks).
  * </ul>
  */
 public final class QemuCommand {

@@ -1,6 +1,7 @@
 package io.jrunc.vm.state;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.util.List;
 import java.util.Map;
@@ -40,30 +41,85 @@ public record PodRecord(String name, boolean anonymous, long createdAt, @JsonUnw
      * @param hostname    null: the pod's name
      * @param kernel      null with initrd: the installed VM image
      * @param swapBytes   the pod's swap area (a sparse file made afresh at every boot, docs/vm.md); 0: none
+     * @param network     the pod's network and resolver ({@link Network}); a file without it: none
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Config(int cpus, long memoryBytes, String hostname, List<String> dns, List<String> addHosts,
-                         Map<String, String> sysctls, String kernel, String initrd, long swapBytes) {
+                         Map<String, String> sysctls, String kernel, String initrd, long swapBytes,
+                         @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = Network.OmitNone.class) Network network) {
         /** What a file without these fields means: one CPU, no memory recorded, nothing else. */
-        static final Config DEFAULT = new Config(1, 0, null, List.of(), List.of(), Map.of(), null, null, 0);
+        static final Config DEFAULT = new Config(1, 0, null, List.of(), List.of(), Map.of(), null, null, 0, Network.NONE);
 
         public Config {
             dns = dns == null ? List.of() : List.copyOf(dns);
             addHosts = addHosts == null ? List.of() : List.copyOf(addHosts);
             sysctls = sysctls == null ? Map.of() : Map.copyOf(sysctls);
+            network = network == null ? Network.NONE : network;
         }
 
-        /** A pod of this many CPUs and bytes, with its hostname and nothing else set. */
+        /** A pod of this many CPUs and bytes, with its hostname and nothing else set (no network). */
         public static Config of(int cpus, long memoryBytes, String hostname) {
-            return new Config(cpus, memoryBytes, hostname, List.of(), List.of(), Map.of(), null, null, 0);
+            return new Config(cpus, memoryBytes, hostname, List.of(), List.of(), Map.of(), null, null, 0, Network.NONE);
         }
 
         public Config withSwap(long bytes) {
-            return new Config(cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, bytes);
+            return new Config(cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, bytes, network);
         }
 
         public Config withImage(String kernelFile, String initrdFile) {
-            return new Config(cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernelFile, initrdFile, swapBytes);
+            return new Config(cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernelFile, initrdFile, swapBytes, network);
+        }
+
+        public Config withNetwork(Network net) {
+            return new Config(cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, swapBytes, net);
+        }
+    }
+
+    /**
+     * The pod's network (docs/vm.md, "Network"), chosen at create and kept, address included, across
+     * `pod stop`/`pod start`.
+     *
+     * @param mode       "user" (qemu's user-mode network), "none" (lo alone) or "ns:PATH" (a host network
+     *                   namespace's interface, joined through a tap)
+     * @param publish    the published ports, as {@code HOSTIP:HOSTPORT:CTRPORT/PROTO} ("user" only)
+     * @param dnsSearch  resolv.conf's search domains
+     * @param dnsOptions resolv.conf's options
+     * @param mac        the guest interface's hardware address
+     * @param addresses  the guest interface's addresses ("10.0.2.15/24"); for "ns:" those the namespace's
+     *                   interface had at the last boot
+     * @param gateway    the default route's gateway ("" for none)
+     * @param mtu        the guest interface's MTU (0: the driver's)
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Network(String mode, List<String> publish, List<String> dnsSearch, List<String> dnsOptions, String mac,
+                          List<String> addresses, String gateway, int mtu) {
+        public static final Network NONE = new Network("none", List.of(), List.of(), List.of(), "", List.of(), "", 0);
+
+        /** Jackson's filter: a pod without a network is written as versions before it wrote it (no key). */
+        public static final class OmitNone {
+            @Override
+            public boolean equals(Object value) {
+                return value == null || NONE.equals(value);
+            }
+
+            @Override
+            public int hashCode() {
+                return 0;
+            }
+        }
+
+        public Network {
+            mode = mode == null ? "none" : mode;
+            publish = publish == null ? List.of() : List.copyOf(publish);
+            dnsSearch = dnsSearch == null ? List.of() : List.copyOf(dnsSearch);
+            dnsOptions = dnsOptions == null ? List.of() : List.copyOf(dnsOptions);
+            mac = mac == null ? "" : mac;
+            addresses = addresses == null ? List.of() : List.copyOf(addresses);
+            gateway = gateway == null ? "" : gateway;
+        }
+
+        public Network withInterface(String hwAddress, List<String> cidrs, String gw, int mtuBytes) {
+            return new Network(mode, publish, dnsSearch, dnsOptions, hwAddress, cidrs, gw, mtuBytes);
         }
     }
 

@@ -420,6 +420,54 @@ class BadInputTest {
     }
 
     @Test
+    void badPublishedPortsAndNetworks() throws Exception {
+        refused("--publish \"70000:80\"", "pod", "create", "--name", "p1", "-p", "70000:80");
+        refused("host port 70000", "run", "-p", "70000:80", bundle.toString());
+        refused("container port 0", "pod", "create", "-p", "8080:0");
+        refused("a host port is required", "pod", "create", "--name", "p1", "-p", "80");
+        refused("a host port is required", "create", "--publish", "80/udp", bundle.toString());
+        refused("--publish \"x:80:80\"", "pod", "create", "-p", "x:80:80");
+        refused("not an IPv4 address", "pod", "create", "-p", "300.1.1.1:8080:80");
+        refused("--network \"bogus\"", "pod", "create", "--network", "bogus");
+        refused("--network ns:/not/a/netns", "pod", "create", "--name", "p1", "--network", "ns:/not/a/netns");
+        refused("--network ns:/not/a/netns", "run", "--network", "ns:/not/a/netns", bundle.toString());
+        refused("--network ns:relative", "pod", "create", "--network", "ns:relative");
+        // a file that is no namespace, and a namespace of another kind
+        refused("--network ns:" + bundle.resolve("config.json"), "pod", "create", "--network", "ns:" + bundle.resolve("config.json"));
+        if (Files.exists(Path.of("/proc/self/ns/uts"))) {
+            refused("--network ns:/proc/self/ns/uts", "pod", "create", "--network", "ns:/proc/self/ns/uts");
+        }
+        refused("--publish needs --network user", "pod", "create", "--network", "none", "-p", "8080:80");
+        refused("--dns-search", "pod", "create", "--dns-search", "bad domain");
+        refused("--dns-option", "pod", "create", "--dns-option", "a;b");
+        // the network is the pod's: a container joining a named pod cannot bring its own
+        assertEquals(0, run("pod", "create", "--name", "p1").code());
+        refused("--network and --publish are the pod's", "create", "--pod", "p1", "-p", "8080:80", bundle.toString());
+        refused("--network and --publish are the pod's", "run", "--pod", "p1", "--network", "none", bundle.toString());
+    }
+
+    @Test
+    void aHostPortInUseIsRefusedAtCreateWithThePort() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            int port = taken.getLocalPort();
+            refused("host port " + port + "/tcp is already in use", "pod", "create", "--name", "p1", "-p", port + ":80");
+            refused("host port " + port + "/tcp is already in use", "run", "-p", port + ":80", bundle.toString());
+            refused("host port " + port + "/tcp is already in use", "create", "--name", "c1", "-p", "127.0.0.1:" + port + ":80",
+                    bundle.toString());
+        }
+        try (java.net.DatagramSocket taken = new java.net.DatagramSocket(0)) {
+            int port = taken.getLocalPort();
+            refused("host port " + port + "/udp is already in use", "pod", "create", "-p", port + ":53/udp");
+        }
+        // the same host port twice in one pod
+        int free;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            free = probe.getLocalPort();
+        }
+        refused("published twice", "pod", "create", "-p", free + ":80", "-p", free + ":81");
+    }
+
+    @Test
     void badHostDirectoryVolumes() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("shared"));
         Path file = Files.writeString(tmp.resolve("afile"), "x");

@@ -61,7 +61,7 @@ class MonitorTest {
     void setUp() throws Exception {
         root = new StateRoot(dir);
         pod = new PodRecord("p1", false, 1, new PodRecord.Config(1, 256L << 20, "podhost", List.of("10.0.0.1"),
-                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), null, null, 0), new PodRecord.Vm(0, 0, "sha256:booted"));
+                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), null, null, 0, null), new PodRecord.Vm(0, 0, "sha256:booted"));
         root.write(pod);
         guest = new StandInGuest(root.podDir("p1").resolve("agent.sock"));
         vm = new StandInVm(root.podDir("p1").resolve("agent.sock"));

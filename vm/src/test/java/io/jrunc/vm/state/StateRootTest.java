@@ -20,7 +20,7 @@ class StateRootTest {
 
     static PodRecord pod(String name) {
         return new PodRecord(name, false, 1, new PodRecord.Config(2, 256L << 20, "h", List.of("10.0.0.1"),
-                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), null, null, 0), PodRecord.Vm.NONE);
+                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), null, null, 0, null), PodRecord.Vm.NONE);
     }
 
     @Test
@@ -70,7 +70,7 @@ class StateRootTest {
         Files.writeString(root.podDir("p").resolve("pod.json"), FLAT_POD_JSON);
         PodRecord p = root.pod("p").orElseThrow();
         assertEquals(new PodRecord("p", false, 7, new PodRecord.Config(2, 256L << 20, "h", List.of("10.0.0.1"),
-                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), "/k", "/i", 1 << 20),
+                List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), "/k", "/i", 1 << 20, null),
                 new PodRecord.Vm(42, 4242, "sha256:abc")), p);
         // written back, it has exactly the keys (and values) an older version reads
         root.write(p);
