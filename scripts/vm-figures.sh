@@ -18,8 +18,12 @@
 # (default 5). `FIGURES=network scripts/vm-figures.sh` runs it alone.
 #
 #   scripts/vm-figures.sh [ROUNDS [CONTAINERS]]     (make build vm-image first; needs busybox-static, qemu)
+#
+# `scripts/vm-figures.sh layer [ROUNDS]` (or FIGURES=layer) measures the writable layer instead
+# (layer_figure below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+MODE=${FIGURES:-all}; [ "${1:-}" = layer ] && { MODE=layer; shift; }
 ROUNDS=${1:-3} CONTAINERS=${2:-3}
 IMAGE=$PWD/build/vm-image JRUNC_VM=$PWD/build/bin/jrunc-vm OUT=$PWD/build/vm-figures
 [ -x "$JRUNC_VM" ] && [ -f "$IMAGE/vmlinuz" ] || { echo "vm-figures: needs build/bin/jrunc-vm and build/vm-image (make build vm-image)" >&2; exit 2; }
@@ -59,6 +63,48 @@ JSON
 
 ms() { date +%s%3N; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+# --- the writable layer ------------------------------------------------------------------------------
+# In one pod, ROUNDS rounds interleaved: 100 MiB of zeros written by dd in a container to its root (the
+# overlay whose upper layer is its layer.img disk), once with conv=fsync (the data reaches the host)
+# and once without (the guest's page cache), against the same write to a tmpfs at /tmp; the guest's
+# /proc/uptime around each dd times the write alone, without the CLI's JVM. Then pod start to the
+# first output of a container, `run --rm` in an anonymous pod (boot, mkfs, hot-plug, create, start),
+# for a read-only root (no layer disk) and a writable one (its layer made and attached), interleaved,
+# BOOT_ROUNDS (default 2) pairs.
+layer_figure() {
+  local rw=$OUT/bundle-rw r t
+  mkdir -p "$rw" && cp -a "$bundle/rootfs" "$rw/rootfs"
+  sed -e 's/"readonly": true/"readonly": false/' \
+      -e 's|"mounts": \[|"mounts": [{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["size=256m"]},|' \
+      "$bundle/config.json" > "$rw/config.json"
+  for f in layer-fsync layer-cache tmpfs boot-ro boot-rw; do : > "$OUT/$f"; done
+  jv pod create --name layerfig --memory 512m >/dev/null
+  jv create --pod layerfig --name writer "$rw" sleep 100000 >/dev/null && jv start writer >/dev/null
+  timed() { jv exec writer sh -c "read a x < /proc/uptime; dd if=/dev/zero of=$1 bs=1M count=100 $2 2>/dev/null; read b x < /proc/uptime; rm $1; sync; echo \$a \$b" \
+              | awk '{printf "%.0f\n", ($2 - $1) * 1000}'; }
+  for r in $(seq "$ROUNDS"); do
+    timed /layer-file conv=fsync >> "$OUT/layer-fsync"
+    timed /layer-file "" >> "$OUT/layer-cache"
+    timed /tmp/file "" >> "$OUT/tmpfs"
+  done
+  jv pod rm -f layerfig >/dev/null
+  for r in $(seq "${BOOT_ROUNDS:-2}"); do
+    for kind in ro rw; do
+      b=$bundle; [ $kind = rw ] && b=$rw
+      t=$(ms)
+      jv run --rm "$b" echo first-output | { read -r _; echo $(( $(ms) - t )) >> "$OUT/boot-$kind"; cat >/dev/null; }
+    done
+  done
+  echo "layer: 100 MiB dd to the root, conv=fsync (ms):   $(tr '\n' ' ' < "$OUT/layer-fsync") median $(median < "$OUT/layer-fsync")"
+  echo "layer: 100 MiB dd to the root, no fsync (ms):     $(tr '\n' ' ' < "$OUT/layer-cache") median $(median < "$OUT/layer-cache")"
+  echo "layer: 100 MiB dd to a tmpfs in the guest (ms):   $(tr '\n' ' ' < "$OUT/tmpfs") median $(median < "$OUT/tmpfs")"
+  echo "layer: run --rm to first output, read-only (ms):  $(tr '\n' ' ' < "$OUT/boot-ro") median $(median < "$OUT/boot-ro")"
+  echo "layer: run --rm to first output, writable (ms):   $(tr '\n' ' ' < "$OUT/boot-rw") median $(median < "$OUT/boot-rw")"
+}
+if [ "$MODE" = layer ]; then
+  layer_figure
+  exit 0
+fi
 
 # --- virtio-fs ---------------------------------------------------------------------------------------
 # qemu's command line for a booted pod, NUL-separated, into the array named $2

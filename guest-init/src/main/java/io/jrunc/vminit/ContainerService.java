@@ -108,11 +108,25 @@ final class ContainerService {
                 throw new RpcException(Code.NOT_FOUND, "no disk with serial " + r.getRootfs().getSerial());
             }
             String fsType = r.getRootfs().getFsType().isEmpty() ? "ext4" : r.getRootfs().getFsType();
+            Path layer = null;
+            if (r.hasLayer() && !r.getLayer().getSerial().isEmpty()) {
+                if (!config.writable()) {
+                    throw new RpcException(Code.INVALID_ARGUMENT, "layer: given for a read-only root (root.readonly true)");
+                }
+                try {
+                    layer = RootDisks.find(r.getLayer().getSerial(), 10_000);
+                } catch (IOException e) {
+                    throw new RpcException(Code.INTERNAL, "listing disks: " + e.getMessage());
+                }
+                if (layer == null) {
+                    throw new RpcException(Code.NOT_FOUND, "no disk with serial " + r.getLayer().getSerial() + " (the layer)");
+                }
+            }
             Spec spec;
             try {
                 Files.createDirectories(bundle);
                 Files.write(bundle.resolve("config.json"), config.json());
-                mounts = RootDisks.mount(device, fsType, bundle, config.upperLayer());
+                mounts = RootDisks.mount(device, fsType, bundle, config.upperLayer(), layer);
                 spec = ContainerCreator.loadBundle(id, bundle);
             } catch (IOException | ErrnoException e) {
                 throw new RpcException(Code.INTERNAL, "preparing the root filesystem: " + e.getMessage());

@@ -19,7 +19,7 @@ import java.util.Map;
 /**
  * jrunc.agent.v1.Pod: what the machine is (hostname, resolver, hosts file, kernel parameters, network:
  * {@link PodNetwork}), its
- * memory and swap area ({@link SwapArea}), and Shutdown. Each Configure replaces the hostname it names,
+ * memory and swap area ({@link SwapArea}), its volumes ({@link PodVolumes}), and Shutdown. Each Configure replaces the hostname it names,
  * the resolver and hosts file (written even when empty: containers bind them) and the sysctls it names,
  * so a repeated call is harmless.
  */
@@ -28,6 +28,7 @@ final class PodService {
     private final PodConfig pod;
     private final PowerOff powerOff;
     private final SwapArea swap = new SwapArea();
+    private final PodVolumes volumes = new PodVolumes();
 
     PodService(PodConfig pod, PowerOff powerOff) {
         this.pod = pod;
@@ -38,6 +39,7 @@ final class PodService {
         d.register(AgentMethods.Pod.CONFIGURE, (c, r) -> configure(r));
         d.register(AgentMethods.Pod.STATS, (c, r) -> stats(swap.serial()));
         d.register(AgentMethods.Pod.ADD_SWAP, (c, r) -> swap.add(r));
+        d.register(AgentMethods.Pod.ADD_VOLUME, (c, r) -> volumes.add(r));
         d.register(AgentMethods.Pod.SHUTDOWN, (c, r) -> {
             powerOff.begin(r.getGraceNanos());
             return ShutdownResponse.getDefaultInstance();

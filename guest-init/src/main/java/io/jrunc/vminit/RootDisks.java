@@ -14,8 +14,10 @@ import java.util.stream.Stream;
 
 /**
  * A container's root filesystem: the virtio-blk disk whose serial the host gave (virtio-blk keeps 20
- * characters; never vdX order), mounted read-only; a writable root, or one that needs mount points the
- * image may lack, gets an overlay whose upper layer is a tmpfs, lost when the container is removed.
+ * characters; never vdX order), mounted read-only; a root that needs an upper layer gets an overlay
+ * over it. A writable root's upper layer is the container's layer disk (ext4, read-write, kept by the
+ * host across restarts, so its writes outlive the VM); a read-only root given files the image may lack
+ * mount points for gets a tmpfs (nothing is written there but those mount points).
  */
 final class RootDisks {
     private RootDisks() {}
@@ -65,11 +67,11 @@ final class RootDisks {
     }
 
     /**
-     * Mounts the disk as {@code bundle}/rootfs (read-only, or as the lower layer of an overlay whose upper
-     * layer is a tmpfs when {@code overlay}) and returns the mount points, innermost last, for
-     * {@link #unmount}.
+     * Mounts the disk as {@code bundle}/rootfs (read-only, or as the lower layer of an overlay when
+     * {@code overlay}, whose upper layer is on {@code layer} when given, else a tmpfs) and returns the
+     * mount points, innermost last, for {@link #unmount}.
      */
-    static List<Path> mount(Path device, String fsType, Path bundle, boolean overlay) throws IOException {
+    static List<Path> mount(Path device, String fsType, Path bundle, boolean overlay, Path layerDevice) throws IOException {
         List<Path> mounts = new ArrayList<>();
         Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
         try {
@@ -82,7 +84,13 @@ final class RootDisks {
             Mounts.mount(device.toString(), image.toString(), fsType, Mounts.MS_RDONLY, null);
             mounts.add(image);
             Path layer = Files.createDirectories(bundle.resolve("layer"));
-            Mounts.mount("tmpfs", layer.toString(), "tmpfs", 0, "mode=0755");
+            if (layerDevice != null) {
+                // the host made it with mkfs.ext4 and nothing in it needs lazy init (a sparse file reads
+                // zeros): noinit_itable keeps the kernel from writing inode tables under the container
+                Mounts.mount(layerDevice.toString(), layer.toString(), "ext4", 0, "noinit_itable");
+            } else {
+                Mounts.mount("tmpfs", layer.toString(), "tmpfs", 0, "mode=0755");
+            }
             mounts.add(layer);
             Files.createDirectories(layer.resolve("upper"));
             Files.createDirectories(layer.resolve("work"));

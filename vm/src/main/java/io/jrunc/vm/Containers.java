@@ -25,6 +25,9 @@ import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.qemu.Virtiofsd;
 import io.jrunc.vm.spec.Bundle;
+import io.jrunc.vm.spec.LayerImage;
+import io.jrunc.vm.spec.MountPoints;
+import io.jrunc.vm.spec.PodVolumeMount;
 import io.jrunc.vm.spec.RootfsImage;
 import io.jrunc.vm.spec.ShareMounts;
 import io.jrunc.vm.spec.SpecBuilder;
@@ -56,14 +59,27 @@ public final class Containers {
      * @param swapBytes   the swap cap (swap alone); -1: none
      * @param consoleSize the caller's terminal for a {@code terminal} process (null when unknown), its
      *                    size from the start
+     * @param hostDirectories {@code -v|--volume HOSTDIR:CTRPATH}: host directories it shares
      * @param network     the anonymous pod's network flags (`--network`, `--publish`); refused with a pod
+     * @param readOnly    {@code --read-only}: the root read-only whatever the bundle says (no layer)
+     * @param layerBytes  the writable layer's size ({@code --layer-size})
+     * @param podVolumes  {@code -v|--volume NAME:CTRPATH}: the pod's volumes it mounts
      */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                        boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
-                       List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network) {
+                       List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network, boolean readOnly,
+                       long layerBytes, List<PodVolumeMount> podVolumes) {
         public Spec {
             hostDirectories = hostDirectories == null ? List.of() : List.copyOf(hostDirectories);
             network = network == null ? Pods.NetworkSpec.DEFAULT : network;
+            podVolumes = podVolumes == null ? List.of() : List.copyOf(podVolumes);
+        }
+
+        public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
+                    boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
+                    List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network) {
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, hostDirectories,
+                    network, false, LayerImage.DEFAULT_BYTES, List.of());
         }
 
         public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
@@ -114,10 +130,12 @@ public final class Containers {
             throw new VmException("--network and --publish are the pod's: give them to pod create " + spec.pod()
                     + ", not to a container that joins it");
         }
+        LayerImage.require(spec.layerBytes(), "--layer-size");
         Bundle bundle = Bundle.load(spec.bundle());
         PodRecord named = spec.pod() == null ? null : pods.require(spec.pod());
+        List<PodVolumeMount> volumes = podVolumes(spec.podVolumes(), named);
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
-                named == null ? null : named.config().hostname(), spec.swapBytes()));
+                named == null ? null : named.config().hostname(), spec.swapBytes(), spec.readOnly(), volumes));
         List<HostShare> shares = new ArrayList<>();
         for (VolumeFlag.HostDirectory d : spec.hostDirectories()) {
             shares.add(new HostShare(Names.random("fs"), d.hostPath().toString(), d.containerPath(), d.readOnly()));
@@ -131,6 +149,9 @@ public final class Containers {
             }
         }
         ShareMounts.add(config, shares);
+        if (spec.readOnly()) {
+            MountPoints.requireInImage(bundle, config);
+        }
         // without --pod, the container's --swap is its anonymous pod's area too (and it may use all of it)
         long anonymousSwap = named == null && spec.swapBytes() > 0 ? SwapDisk.require(spec.swapBytes(), "--swap") : 0;
         // an anonymous pod's network, from the container's flags (the default: user-mode)
@@ -188,9 +209,12 @@ public final class Containers {
             }
             Path image = dir.resolve("rootfs.img");
             RootfsImage.make(bundle.rootfs(), image);
+            if (SpecBuilder.writable(config)) {
+                LayerImage.make(LayerImage.file(dir), spec.layerBytes());
+            }
             before = pods.before(pod.name(), name);
             try (AgentClient monitor = pods.start(pod.name())) {
-                monitor.call(MonitorMethods.ADD_CONTAINER, addRequest(record, configBytes, image), timeouts.create());
+                monitor.call(MonitorMethods.ADD_CONTAINER, addRequest(dir, record, configBytes), timeouts.create());
             } catch (RpcException e) {
                 if (before.active() && !pod.anonymous() && !abortInGuest(pod, record)) {
                     // the guest may yet make it: kept as "creating", which ls shows and rm -f removes
@@ -213,20 +237,47 @@ public final class Containers {
         }
     }
 
-    /** The monitor's AddContainer for the record: its spec, image, disk serial and shared directories. */
-    static AddContainerRequest addRequest(ContainerRecord record, byte[] config, Path image) {
-        AddContainerRequest.Builder b = AddContainerRequest.newBuilder().setId(record.name())
-                .setOciConfig(ByteString.copyFrom(config)).setImage(image.toString()).setSerial(record.serial());
-        for (HostShare s : record.shares()) {
+    /**
+     * The pod's volumes that {@code -v NAME:CTRPATH} mounts, each one the pod has. A pod volume needs a
+     * named pod (an anonymous pod is made for one container and has no volumes: `pod create --volume`
+     * makes them).
+     */
+    private List<PodVolumeMount> podVolumes(List<PodVolumeMount> given, PodRecord named) throws VmException {
+        for (PodVolumeMount p : given) {
+            if (named == null) {
+                throw new VmException("invalid --volume " + p.name() + ":" + p.target() + ": a pod volume needs --pod"
+                        + " (an anonymous pod has no volumes; make them with pod create --volume)");
+            }
+            if (!PodVolumes.exists(root.podDir(named.name()), p.name())) {
+                throw new VmException("invalid --volume " + p.name() + ":" + p.target() + ": pod " + named.name()
+                        + " has no volume " + p.name() + " (pod create --volume " + p.name() + ")");
+            }
+        }
+        return given;
+    }
+
+    /**
+     * The monitor's AddContainer for a container whose create left its state in {@code dir}: its spec,
+     * image and disk serial, its shared directories, and its writable layer when it has one (a
+     * read-only root has none).
+     */
+    static AddContainerRequest addRequest(Path dir, ContainerRecord c, byte[] config) {
+        AddContainerRequest.Builder b = AddContainerRequest.newBuilder().setId(c.name())
+                .setOciConfig(ByteString.copyFrom(config)).setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial());
+        for (HostShare s : c.shares()) {
             b.addShares(Share.newBuilder().setTag(s.tag()).setHostPath(s.hostPath()));
+        }
+        if (LayerImage.exists(dir)) {
+            b.setLayerImage(LayerImage.file(dir).toString()).setLayerSerial(LayerImage.serial(c.serial()));
         }
         return b.build();
     }
 
-    /** The monitor's RemoveContainer for the record: its disk and shared directories go with it. */
-    static RemoveContainerRequest removeRequest(ContainerRecord record, boolean force) {
-        return RemoveContainerRequest.newBuilder().setId(record.name()).setForce(force).setSerial(record.serial())
-                .addAllShareTags(record.shareTags()).build();
+    /** The monitor's RemoveContainer for the record: its disks (image, layer) and shared directories go with it. */
+    private RemoveContainerRequest removeRequest(ContainerRecord c, boolean force) throws VmException {
+        String layer = LayerImage.exists(root.containerDir(c.pod(), c.name())) ? LayerImage.serial(c.serial()) : "";
+        return RemoveContainerRequest.newBuilder().setId(c.name()).setForce(force).setSerial(c.serial())
+                .setLayerSerial(layer).addAllShareTags(c.shareTags()).build();
     }
 
     /** A create whose outcome in the guest is unknown: its state stays, for ls and rm -f. */
@@ -299,10 +350,18 @@ public final class Containers {
         return new VmException(code, what + ": " + m, e);
     }
 
-    /** Starts a created container; one of a stopped pod boots the pod (its other containers stay stopped). */
+    /**
+     * Starts a created container; one of a stopped pod boots the pod (its other containers stay
+     * stopped). A stopped container of a running pod is made again in the guest first, from its built
+     * spec and on the same disks (still plugged), so it starts from what it wrote: its writable layer
+     * is kept, as a stopped container's root is kept by podman's start.
+     */
     public void start(String name, boolean stdinAttached) throws VmException {
         ContainerRecord c = require(name);
         try (AgentClient monitor = pods.start(c.pod())) {
+            if (stopped(monitor, name)) {
+                createAgain(monitor, c);
+            }
             monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(name).build(), Duration.ofSeconds(60));
             root.write(c.withState("running", 0));
             if (!stdinAttached) {
@@ -311,6 +370,29 @@ public final class Containers {
         } catch (RpcException e) {
             throw agentError("start " + name, e);
         }
+    }
+
+    private boolean stopped(AgentClient monitor, String name) throws RpcException {
+        return monitor.call(AgentMethods.Containers.INSPECT, InspectContainerRequest.newBuilder().setId(name).build(),
+                timeouts.query()).getContainer().getState() == ContainerState.CONTAINER_STATE_STOPPED;
+    }
+
+    /**
+     * The guest's Remove and Create of a stopped container, its disks left plugged (the agent's own
+     * calls, not the monitor's, which would unplug them): the process, cgroup and mounts are new, the
+     * image and the layer the same.
+     */
+    private void createAgain(AgentClient monitor, ContainerRecord c) throws RpcException, VmException {
+        Path dir = root.containerDir(c.pod(), c.name());
+        AddContainerRequest add;
+        try {
+            add = addRequest(dir, c, Files.readAllBytes(dir.resolve("config.json")));
+        } catch (IOException e) {
+            throw new VmException("container " + c.name() + ": cannot read its config.json: " + e.getMessage(), e);
+        }
+        monitor.call(AgentMethods.Containers.REMOVE, io.jrunc.agent.api.pb.v1.RemoveContainerRequest.newBuilder()
+                .setId(c.name()).build(), timeouts.create());
+        monitor.call(AgentMethods.Containers.CREATE, io.jrunc.vm.monitor.PodMonitor.guestCreate(add), timeouts.create());
     }
 
     /**

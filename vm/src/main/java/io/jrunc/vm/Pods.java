@@ -50,10 +50,20 @@ public final class Pods {
      *
      * @param swapBytes the pod's swap area (0: none)
      * @param network   `--network` (null: user), `--publish`, `--dns-search`, `--dns-option`
+     * @param volumes   {@code --volume NAME[:SIZE]}, the pod's named volumes
      */
     public record Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
                        List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes,
-                       NetworkSpec network) {
+                       NetworkSpec network, List<String> volumes) {
+        public Spec {
+            volumes = volumes == null ? List.of() : List.copyOf(volumes);
+        }
+
+        public Spec(String name, int cpus, long memoryBytes, String hostname, List<String> dns,
+                    List<String> addHosts, List<String> sysctls, Path kernel, Path initrd, long swapBytes,
+                    NetworkSpec network) {
+            this(name, cpus, memoryBytes, hostname, dns, addHosts, sysctls, kernel, initrd, swapBytes, network, List.of());
+        }
     }
 
     /** The network flags of `pod create` (and of `create`/`run` for an anonymous pod), still text. */
@@ -125,6 +135,7 @@ public final class Pods {
             VmImage.locate(spec.kernel(), spec.initrd());
         }
         SwapDisk.require(spec.swapBytes(), "--swap");
+        List<PodVolumes.Request> volumes = PodVolumes.parse(spec.volumes());
         PodRecord.Network network = (spec.network() == null ? NetworkSpec.DEFAULT : spec.network()).resolve();
         PodRecord pod = PodRecord.created(name, anonymous, new PodRecord.Config(spec.cpus() == 0 ? 1 : spec.cpus(),
                 spec.memoryBytes() == 0 ? QemuCommand.DEFAULT_POD_MEMORY : spec.memoryBytes(),
@@ -136,6 +147,12 @@ public final class Pods {
                 throw new VmException("pod name \"" + name + "\" is already in use");
             }
             root.write(pod);
+            try {
+                PodVolumes.make(root.podDir(name), volumes);
+            } catch (VmException | RuntimeException e) {
+                StateRoot.removeTree(root.podDir(name));
+                throw e;
+            }
         } catch (VmException e) {
             throw e;
         } catch (Exception e) {
@@ -284,8 +301,8 @@ public final class Pods {
             }
             Path dir = root.containerDir(pod, c.name());
             try {
-                monitor.call(MonitorMethods.ADD_CONTAINER, Containers.addRequest(c, Files.readAllBytes(dir.resolve("config.json")),
-                        dir.resolve("rootfs.img")), Duration.ofSeconds(120));
+                monitor.call(MonitorMethods.ADD_CONTAINER, Containers.addRequest(dir, c, Files.readAllBytes(dir.resolve("config.json"))),
+                        Duration.ofSeconds(120));
                 root.write(c.withState("created", 0));
             } catch (RpcException e) {
                 if (e.code() != io.jrunc.ttrpc.Code.ALREADY_EXISTS) {
@@ -474,11 +491,23 @@ public final class Pods {
                 throw new VmException("pod " + name + ": status query failed: " + e.getMessage(), e);
             }
         }
+        ArrayNode volumes = out.putArray("volumes");
+        for (PodVolumes.Disk v : PodVolumes.list(root.podDir(name))) {
+            volumes.addObject().put("name", v.name()).put("size", Sizes.format(sizeOf(v.file()))).put("file", v.file().toString());
+        }
         ArrayNode containers = out.putArray("containers");
         for (ContainerRecord c : root.containers(name)) {
             containers.add(c.name());
         }
         return out;
+    }
+
+    private static long sizeOf(Path file) throws VmException {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            throw new VmException("cannot read " + file + ": " + e.getMessage(), e);
+        }
     }
 
     public Optional<PodRecord> find(String name) throws VmException {

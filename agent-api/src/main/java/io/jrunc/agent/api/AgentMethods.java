@@ -33,6 +33,8 @@ public final class AgentMethods {
                 Method.of(POD, "Configure", ConfigurePodRequest.parser(), ConfigurePodResponse.parser());
         public static final Method<AddSwapRequest, AddSwapResponse> ADD_SWAP =
                 Method.of(POD, "AddSwap", AddSwapRequest.parser(), AddSwapResponse.parser());
+        public static final Method<AddVolumeRequest, AddVolumeResponse> ADD_VOLUME =
+                Method.of(POD, "AddVolume", AddVolumeRequest.parser(), AddVolumeResponse.parser());
         public static final Method<PodStatsRequest, PodStatsResponse> STATS =
                 Method.of(POD, "Stats", PodStatsRequest.parser(), PodStatsResponse.parser());
         public static final Method<ShutdownRequest, ShutdownResponse> SHUTDOWN =

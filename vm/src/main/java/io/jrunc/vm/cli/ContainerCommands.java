@@ -11,6 +11,8 @@ import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.VolumeFlag;
 import io.jrunc.vm.config.ConfigFile;
+import io.jrunc.vm.spec.LayerImage;
+import io.jrunc.vm.spec.PodVolumeMount;
 import io.jrunc.vm.state.ContainerRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,11 +51,15 @@ final class ContainerCommands {
         Double cpus;
         @Option(names = "--swap", description = "swap cap, swap alone, e.g. 64m: needs a memory limit; without --pod also the anonymous pod's swap area (default: the config file's [container] swap, else the whole area)")
         String swap;
+        @Option(names = "--read-only", description = "a read-only root, whatever the bundle says (default: the bundle's root.readonly; a writable root is an overlay on a layer of its own)")
+        boolean readOnly;
+        @Option(names = "--layer-size", description = "the writable root's layer, e.g. 2g: writes beyond it get ENOSPC (default 1g)")
+        String layerSize;
         @Option(names = "--network", description = "the anonymous pod's network: user (default), none, or ns:PATH (not with --pod)")
         String network;
         @Option(names = {"-p", "--publish"}, description = "[HOSTIP:]HOSTPORT:CTRPORT[/tcp|/udp] of the anonymous pod (repeatable; not with --pod)")
         List<String> publish = new ArrayList<>();
-        @Option(names = {"-v", "--volume"}, paramLabel = "HOSTDIR:CTRPATH[:ro]", description = "share a host directory (an absolute path) with the container through virtio-fs, read-only with :ro (repeatable)")
+        @Option(names = {"-v", "--volume"}, paramLabel = "HOSTDIR|NAME:CTRPATH[:ro]", description = "share a host directory (an absolute path) with the container through virtio-fs, or mount the pod's volume NAME (pod create --volume); read-only with :ro (repeatable)")
         List<String> volumes = new ArrayList<>();
         @Option(names = {"-i", "--interactive"}, description = "keep stdin open")
         boolean interactive;
@@ -70,17 +76,20 @@ final class ContainerCommands {
             long swapCap = d.containerSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
             Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
                     .orElse(null) : null;
+            long layer = layerSize == null ? LayerImage.DEFAULT_BYTES : Sizes.parse(layerSize, "--layer-size");
+            // podman's rule: an absolute SOURCE is a host directory, one without '/' a volume of the pod
             List<VolumeFlag.HostDirectory> hostDirectories = new ArrayList<>();
+            List<PodVolumeMount> podVolumes = new ArrayList<>();
             for (String v : volumes) {
                 if (VolumeFlag.isHostDirectory(v)) {
                     hostDirectories.add(VolumeFlag.hostDirectory(v));
                 } else {
                     VolumeFlag.refuseRelativePath(v);
-                    throw new VmException("invalid --volume " + v + ": the pod has no volume " + v.split(":", -1)[0]);
+                    podVolumes.add(PodVolumeMount.parse(v));
                 }
             }
             return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
-                    hostDirectories, new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()));
+                    hostDirectories, new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()), readOnly, layer, podVolumes);
         }
     }
 

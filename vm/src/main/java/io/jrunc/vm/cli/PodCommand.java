@@ -62,6 +62,8 @@ final class PodCommand implements Runnable {
         List<String> sysctls = new ArrayList<>();
         @Option(names = "--swap", description = "the pod's swap area, shared by its containers, e.g. 1g (default: the config file's [pod] swap, else none)")
         String swap;
+        @Option(names = "--volume", paramLabel = "NAME[:SIZE]", description = "a named volume kept with the pod, e.g. data:2g (default size 1g; repeatable); its containers mount it with create --volume NAME:CTRPATH")
+        List<String> volumes = new ArrayList<>();
         @Option(names = "--network", description = "user (default: qemu's user-mode network, NAT through the host), none (lo alone), or ns:PATH (join the network namespace at PATH through a tap)")
         String network;
         @Option(names = {"-p", "--publish"}, description = "[HOSTIP:]HOSTPORT:CTRPORT[/tcp|/udp]: a host port that reaches the pod's port (repeatable; --network user)")
@@ -80,7 +82,7 @@ final class PodCommand implements Runnable {
             long mem = memory == null ? 0 : Sizes.parse(memory, "--memory");
             long swapBytes = pod.main.defaults().podSwap(swap == null ? null : Sizes.parse(swap, "--swap"));
             PodRecord p = pods().create(new Pods.Spec(name, cpus, mem, hostname, dns, addHosts, sysctls, kernel, initrd,
-                    swapBytes, new Pods.NetworkSpec(network, publish, dnsSearch, dnsOptions)), false);
+                    swapBytes, new Pods.NetworkSpec(network, publish, dnsSearch, dnsOptions), volumes), false);
             Main.Output.out.println(p.name());
             return 0;
         }

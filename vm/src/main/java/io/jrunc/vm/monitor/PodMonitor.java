@@ -4,6 +4,7 @@ import com.google.protobuf.Message;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.pb.v1.AddSwapRequest;
+import io.jrunc.agent.api.pb.v1.AddVolumeRequest;
 import io.jrunc.agent.api.pb.v1.ConfigurePodRequest;
 import io.jrunc.agent.api.pb.v1.ContainerInfo;
 import io.jrunc.agent.api.pb.v1.ContainerState;
@@ -25,6 +26,7 @@ import io.jrunc.ttrpc.Method;
 import io.jrunc.ttrpc.RpcException;
 import io.jrunc.ttrpc.ServerOptions;
 import io.jrunc.ttrpc.TtrpcServer;
+import io.jrunc.vm.PodVolumes;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.AddContainerResponse;
@@ -118,6 +120,10 @@ public final class PodMonitor implements AutoCloseable {
                 // answered with the area already enabled (same serial)
                 agent.call(AgentMethods.Pod.ADD_SWAP, AddSwapRequest.newBuilder().setSerial(SwapDisk.SERIAL).build());
             }
+            // mounted before any container is created, whose spec binds them; a repeat is answered as done
+            for (PodVolumes.Disk v : PodVolumes.list(root.podDir(pod.name()))) {
+                agent.call(AgentMethods.Pod.ADD_VOLUME, AddVolumeRequest.newBuilder().setName(v.name()).setSerial(v.serial()).build());
+            }
             PodMonitor monitor = new PodMonitor(root, pod, vm, agent);
             for (ContainerInfo c : agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance()).getContainersList()) {
                 // every started container: a running one's output goes on, a stopped one's rest is still buffered
@@ -199,7 +205,7 @@ public final class PodMonitor implements AutoCloseable {
         });
         d.register(MonitorMethods.REMOVE_CONTAINER, (ctx, q) -> {
             try (ContainerLocks.Held held = containerLocks.hold(q.getId())) {
-                removeContainer(q.getId(), q.getForce(), q.getSerial(), q.getShareTagsList());
+                removeContainer(q.getId(), q.getForce(), q.getSerial(), q.getLayerSerial(), q.getShareTagsList());
             }
             return RemoveContainerResponse.getDefaultInstance();
         });
@@ -237,27 +243,53 @@ public final class PodMonitor implements AutoCloseable {
             detachSharesQuietly(tags);
             throw new RpcException(Code.INTERNAL, "cannot attach the image of " + q.getId() + ": " + e.getMessage());
         }
+        boolean layer = !q.getLayerSerial().isEmpty();
+        if (layer) {
+            try {
+                vm.attachWritableDisk(q.getLayerSerial(), Path.of(q.getLayerImage()));
+            } catch (IOException e) {
+                detachQuietly(q.getSerial());
+                detachSharesQuietly(tags);
+                throw new RpcException(Code.INTERNAL, "cannot attach the writable layer of " + q.getId() + ": " + e.getMessage());
+            }
+        }
         int pid;
         try {
-            pid = agent.call(AgentMethods.Containers.CREATE, CreateContainerRequest.newBuilder()
-                    .setId(q.getId()).setOciConfig(q.getOciConfig())
-                    .setRootfs(RootFilesystem.newBuilder().setSerial(q.getSerial()).setFsType("ext4")).build()).getPid();
+            pid = agent.call(AgentMethods.Containers.CREATE, guestCreate(q)).getPid();
         } catch (RpcException e) {
             detachQuietly(q.getSerial());
+            if (layer) {
+                detachQuietly(q.getLayerSerial());
+            }
             detachSharesQuietly(tags);
             throw e;
         }
         if (ctx.remaining().map(Duration::isZero).orElse(false)) {
             System.err.println("monitor: container " + q.getId() + " was created after its caller's deadline: removing it");
-            removeContainer(q.getId(), true, q.getSerial(), tags);
+            removeContainer(q.getId(), true, q.getSerial(), q.getLayerSerial(), tags);
             throw new RpcException(Code.DEADLINE_EXCEEDED, "container " + q.getId()
                     + " was created after the caller's deadline, and removed again");
         }
         return AddContainerResponse.newBuilder().setPid(pid).build();
     }
 
-    /** The agent's Remove (a container it does not have is fine), then the disk's unplug, then the shares'. */
-    private void removeContainer(String id, boolean force, String serial, List<String> shareTags) throws RpcException {
+    /** The agent's Create of what AddContainer attaches: the image's disk, and the layer's when given. */
+    public static CreateContainerRequest guestCreate(AddContainerRequest q) {
+        CreateContainerRequest.Builder create = CreateContainerRequest.newBuilder()
+                .setId(q.getId()).setOciConfig(q.getOciConfig())
+                .setRootfs(RootFilesystem.newBuilder().setSerial(q.getSerial()).setFsType("ext4"));
+        if (!q.getLayerSerial().isEmpty()) {
+            create.setLayer(RootFilesystem.newBuilder().setSerial(q.getLayerSerial()).setFsType("ext4"));
+        }
+        return create.build();
+    }
+
+    /**
+     * The agent's Remove (a container it does not have is fine), then the disks' unplug (the image's,
+     * then the layer's), then the shares'.
+     */
+    private void removeContainer(String id, boolean force, String serial, String layerSerial, List<String> shareTags)
+            throws RpcException {
         try {
             agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId(id).setForce(force).build());
         } catch (RpcException e) {
@@ -271,6 +303,14 @@ public final class PodMonitor implements AutoCloseable {
             } catch (IOException e) {
                 throw new RpcException(Code.INTERNAL, "container " + id + " removed, but its disk "
                         + serial + " was not unplugged: " + e.getMessage());
+            }
+        }
+        if (!layerSerial.isEmpty()) {
+            try {
+                vm.detachDisk(layerSerial);
+            } catch (IOException e) {
+                throw new RpcException(Code.INTERNAL, "container " + id + " removed, but its writable layer "
+                        + layerSerial + " was not unplugged: " + e.getMessage());
             }
         }
         for (String tag : shareTags) {
@@ -425,6 +465,7 @@ public final class PodMonitor implements AutoCloseable {
                     // afresh at every boot: the agent formats it, and nothing in it outlives the VM
                     command.addAll(SwapDisk.qemuArgs(SwapDisk.makeFresh(dir, config.swapBytes())));
                 }
+                command.addAll(PodVolumes.qemuArgs(PodVolumes.list(dir)));
                 QemuVm qemu = PodBoot.launch(root, pod, command, dir);
                 pod = root.pod(podName).orElse(pod); // the network's addresses as this boot found them
                 long started = ProcessHandle.of(qemu.pid()).flatMap(h -> h.info().startInstant()).map(i -> i.toEpochMilli()).orElse(0L);

@@ -18,7 +18,11 @@ public interface PodVm extends AutoCloseable {
     /** QMP query-status. */
     String status() throws IOException;
 
+    /** Hot-plugs the image read-only as a virtio-blk disk with this serial. */
     void attachDisk(String serial, Path image) throws IOException;
+
+    /** Hot-plugs the image read-write (a container's writable layer), discards punching holes in it. */
+    void attachWritableDisk(String serial, Path image) throws IOException;
 
     void detachDisk(String serial) throws IOException;
 

@@ -130,6 +130,11 @@ public final class QemuVm implements PodVm {
     }
 
     @Override
+    public void attachWritableDisk(String serial, Path image) throws IOException {
+        qmp.attachWritableDisk(serial, image);
+    }
+
+    @Override
     public void detachDisk(String serial) throws IOException {
         qmp.detachDisk(serial, Duration.ofSeconds(20));
     }

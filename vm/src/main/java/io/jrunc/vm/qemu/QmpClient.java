@@ -150,12 +150,31 @@ public final class QmpClient implements AutoCloseable {
      * both named by the serial. On machine type pc this is a PCI hot-plug the guest sees in about a second.
      */
     public void attachDisk(String serial, Path image) throws IOException {
-        ObjectNode blockdev = args().put("driver", "raw").put("node-name", serial).put("read-only", true);
-        blockdev.putObject("file").put("driver", "file").put("filename", image.toString()).put("read-only", true);
+        attach(serial, image, false);
+    }
+
+    /**
+     * Attaches an image read-write, as {@link #attachDisk} does read-only: the host's page cache with
+     * the guest's flushes honoured (blockdev's default, writeback), and the guest's discards turned
+     * into holes in the file ({@code discard: unmap} on the node, {@code discard} on the device).
+     */
+    public void attachWritableDisk(String serial, Path image) throws IOException {
+        attach(serial, image, true);
+    }
+
+    private void attach(String serial, Path image, boolean writable) throws IOException {
+        ObjectNode blockdev = args().put("driver", "raw").put("node-name", serial).put("read-only", !writable);
+        if (writable) {
+            blockdev.put("discard", "unmap");
+        }
+        blockdev.putObject("file").put("driver", "file").put("filename", image.toString()).put("read-only", !writable);
         execute("blockdev-add", blockdev);
         try {
-            execute("device_add", args().put("driver", "virtio-blk-pci").put("id", serial)
-                    .put("drive", serial).put("serial", serial));
+            ObjectNode device = args().put("driver", "virtio-blk-pci").put("id", serial).put("drive", serial).put("serial", serial);
+            if (writable) {
+                device.put("discard", true);
+            }
+            execute("device_add", device);
         } catch (IOException e) {
             try {
                 execute("blockdev-del", args().put("node-name", serial));

@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -21,33 +20,8 @@ public final class RootfsImage {
     public static void make(Path rootfs, Path image) throws VmException {
         long size = treeSize(rootfs);
         long imageBytes = Math.max(16L << 20, size + size / 4 + (16L << 20));
-        imageBytes = (imageBytes + 4095) / 4096 * 4096;
-        List<String> command = List.of("mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E", "root_owner=0:0",
-                "-d", rootfs.toString(), image.toString(), (imageBytes / 1024) + "k");
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-            String out = new String(p.getInputStream().readAllBytes()).strip();
-            if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                Files.deleteIfExists(image);
-                throw new VmException("mkfs.ext4 -d " + rootfs + " failed: " + out.lines().reduce((a, b) -> b).orElse("exit " + p.exitValue()));
-            }
-        } catch (IOException e) {
-            deleteQuietly(image);
-            throw new VmException("cannot run mkfs.ext4 (e2fsprogs) for " + rootfs + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            deleteQuietly(image);
-            throw new VmException("interrupted making the image of " + rootfs);
-        }
-    }
-
-    private static void deleteQuietly(Path p) {
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException ignored) {
-            // best effort on a path that is already failing
-        }
+        Mkfs.ext4(image, imageBytes, List.of("-O", "^has_journal", "-E", "root_owner=0:0", "-d", rootfs.toString()),
+                "the image of " + rootfs);
     }
 
     static long treeSize(Path dir) throws VmException {

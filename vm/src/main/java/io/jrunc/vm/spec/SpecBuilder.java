@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.agent.api.Volumes;
 import io.jrunc.vm.VmException;
 import java.util.List;
 
@@ -19,23 +20,32 @@ import java.util.List;
  * guest's own); every other namespace passed through;
  * <li>hostname: the pod's (the pod holds the hostname its containers share);
  * <li>linux.sysctl: refused, since kernel parameters are the pod's (containers share one kernel);
- * <li>root: readonly false is marked with the {@link #ROOT_OVERLAY} annotation, which the guest reads as
- * "mount the image read-only with a tmpfs overlay upper layer" (lost on rm); root.path becomes
- * "rootfs" (the guest mounts the image, the host path means nothing there);
+ * <li>root: readonly is the bundle's, or true with --read-only; a root that is not read-only is
+ * writable, an overlay over the image whose upper layer is the container's own disk (LayerImage);
+ * root.path becomes "rootfs" (the guest mounts the image, the host path means nothing there);
+ * <li>mounts: the bundle's, then one bind mount per pod volume the container mounts, from where the
+ * agent mounted the volume ({@link Volumes#guestPath});
  * <li>process.args: replaced by the command line's CMD when one is given;
  * <li>everything else passed through unchanged.
  * </ul>
  */
 public final class SpecBuilder {
-    /** Annotation asking the guest for a tmpfs overlay over the read-only image. */
-    public static final String ROOT_OVERLAY = "io.jrunc.vm.root-overlay";
     static final long CPU_PERIOD = 100_000;
 
     /**
      * What the command line and the pod decide. Null/zero/empty leaves the bundle's value; a negative
      * swap cap is none (the container may use the whole area).
      */
-    public record Overrides(long memoryBytes, double cpus, List<String> args, String podHostname, long swapCapBytes) {
+    public record Overrides(long memoryBytes, double cpus, List<String> args, String podHostname, long swapCapBytes,
+                            boolean readOnly, List<PodVolumeMount> volumes) {
+        public Overrides {
+            volumes = volumes == null ? List.of() : List.copyOf(volumes);
+        }
+
+        public Overrides(long memoryBytes, double cpus, List<String> args, String podHostname, long swapCapBytes) {
+            this(memoryBytes, cpus, args, podHostname, swapCapBytes, false, List.of());
+        }
+
         public Overrides(long memoryBytes, double cpus, List<String> args, String podHostname) {
             this(memoryBytes, cpus, args, podHostname, -1);
         }
@@ -100,8 +110,15 @@ public final class SpecBuilder {
 
         ObjectNode root = object(config, "root");
         root.put("path", "rootfs");
-        if (!root.path("readonly").asBoolean(false)) {
-            object(config, "annotations").put(ROOT_OVERLAY, "tmpfs");
+        if (o.readOnly()) {
+            root.put("readonly", true);
+        }
+        if (!o.volumes().isEmpty()) {
+            ArrayNode mounts = config.get("mounts") instanceof ArrayNode given ? given : config.putArray("mounts");
+            for (PodVolumeMount v : o.volumes()) {
+                mounts.addObject().put("destination", v.target()).put("type", "bind").put("source", Volumes.guestPath(v.name()))
+                        .putArray("options").add("rbind").add(v.readOnly() ? "ro" : "rw");
+            }
         }
 
         if (o.args() != null && !o.args().isEmpty()) {
@@ -109,6 +126,11 @@ public final class SpecBuilder {
             o.args().forEach(args::add);
         }
         return config;
+    }
+
+    /** Whether the built config's root is writable (it then gets a layer). */
+    public static boolean writable(ObjectNode config) {
+        return !config.path("root").path("readonly").asBoolean(false);
     }
 
     public static byte[] toBytes(ObjectNode config) {

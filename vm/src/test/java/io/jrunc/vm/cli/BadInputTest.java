@@ -349,6 +349,77 @@ class BadInputTest {
     }
 
     @Test
+    void badLayerSizes() throws IOException {
+        refused("invalid size for --layer-size: \"12Q\"", "create", "--name", "c1", "--layer-size", "12Q", bundle.toString());
+        refused("invalid size for --layer-size: \"12Q\"", "run", "--layer-size", "12Q", bundle.toString());
+        refused("invalid --layer-size 1m: a writable layer is 8m to", "create", "--name", "c1", "--layer-size", "1m", bundle.toString());
+        refused("--layer-size", "create", "--name", "c1", "--layer-size", "-1g", bundle.toString());
+    }
+
+    @Test
+    void badPodVolumes() throws IOException {
+        for (String bad : new String[] {"../x", "a/b", ".hidden", "", "a b"}) {
+            refused("invalid --volume \"" + bad + "\": \"" + bad + "\" is not a volume name", "pod", "create", "--name", "p1", "--volume", bad);
+        }
+        refused("invalid size for --volume data:12Q", "pod", "create", "--name", "p1", "--volume", "data:12Q");
+        refused("invalid size for --volume data:", "pod", "create", "--name", "p1", "--volume", "data:");
+        refused("invalid --volume \"data:1k\": a volume is 8m to", "pod", "create", "--name", "p1", "--volume", "data:1k");
+        refused("volume data is given twice", "pod", "create", "--name", "p1", "--volume", "data", "--volume", "data:2g");
+    }
+
+    @Test
+    void aPodVolumeIsMadeWithThePodAndGoesWithIt() throws IOException {
+        Result made = run("pod", "create", "--name", "p1", "--volume", "data:16m", "--volume", "logs");
+        assertEquals(0, made.code(), made.err());
+        Path volumes = root.resolve("pods/p1/volumes");
+        assertEquals(16L << 20, Files.size(volumes.resolve("data.img")));
+        assertEquals(1L << 30, Files.size(volumes.resolve("logs.img")), "the default size");
+        Result inspect = run("pod", "inspect", "p1");
+        assertTrue(inspect.out().contains("\"name\" : \"data\",\n    \"size\" : \"16m\"")
+                && inspect.out().contains("\"name\" : \"logs\",\n    \"size\" : \"1g\""), inspect.out());
+        assertEquals(0, run("pod", "rm", "p1").code());
+        assertEquals(Set.of("pods"), stateFiles());
+        assertFalse(monitorStarted);
+    }
+
+    @Test
+    void aContainersVolumeMustBeOneOfItsPods() throws IOException {
+        assertEquals(0, run("pod", "create", "--name", "p1", "--volume", "data:8m").code());
+        assertEquals(0, run("pod", "create", "--name", "p2").code());
+        for (String[] args : new String[][] {
+                {"create", "--pod", "p1", "--name", "c1", "--volume", "nope:/x", bundle.toString()},
+                {"create", "--pod", "p2", "--name", "c1", "-v", "data:/x", bundle.toString()},
+                {"run", "--pod", "p1", "-v", "nope:/x", bundle.toString()},
+                {"create", "--name", "c1", "-v", "data:/x", bundle.toString()},
+                {"run", "-v", "data:/x", bundle.toString()},
+                {"create", "--pod", "p1", "--name", "c1", "-v", "data:relative", bundle.toString()},
+                {"create", "--pod", "p1", "--name", "c1", "-v", "dir/sub:/x", bundle.toString()},
+                {"create", "--pod", "p1", "--name", "c1", "-v", "../data:/x", bundle.toString()},
+                {"create", "--pod", "p1", "--name", "c1", "-v", "data:/x:rx", bundle.toString()}}) {
+            Set<String> before = stateFiles();
+            Result r = run(args);
+            assertEquals(125, r.code(), String.join(" ", args) + ": " + r.err());
+            assertEquals(1, r.err().lines().count(), r.err());
+            assertTrue(r.err().startsWith("jrunc-vm: invalid --volume "), r.err());
+            assertEquals(before, stateFiles(), "nothing left by " + String.join(" ", args));
+        }
+        assertTrue(run("create", "--pod", "p1", "--name", "c1", "-v", "nope:/x", bundle.toString()).err().contains("pod p1 has no volume nope"));
+        assertTrue(run("create", "--name", "c1", "-v", "data:/x", bundle.toString()).err().contains("needs --pod"));
+        assertFalse(monitorStarted);
+    }
+
+    @Test
+    void readOnlyRefusesAMountPointTheImageLacks() throws IOException {
+        Files.createDirectories(bundle.resolve("rootfs/proc"));
+        Files.writeString(bundle.resolve("config.json"), """
+                {"ociVersion": "1.0.2", "process": {"args": ["sh"], "cwd": "/"}, "root": {"path": "rootfs"},
+                 "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"},
+                            {"destination": "/scratch", "type": "tmpfs", "source": "tmpfs"}]}""");
+        refused("/scratch", "create", "--name", "c1", "--read-only", bundle.toString());
+        refused("/scratch", "run", "--read-only", bundle.toString());
+    }
+
+    @Test
     void badPublishedPortsAndNetworks() throws Exception {
         refused("--publish \"70000:80\"", "pod", "create", "--name", "p1", "-p", "70000:80");
         refused("host port 70000", "run", "-p", "70000:80", bundle.toString());

@@ -117,4 +117,29 @@ class PodRestartTest {
         assertEquals(List.of("k1", "k2"), guest.created.stream().map(CreateContainerRequest::getId).sorted().toList());
         assertTrue(vm.attached.stream().noneMatch(a -> a.startsWith("jr-c1=")), vm.attached.toString());
     }
+
+    @Test
+    void aStoppedContainerOfARunningPodIsCreatedAgainOnItsOwnDisksBeforeItStarts() throws Exception {
+        // a writable container: its layer is attached read-write with the image, and kept plugged
+        root.write(new ContainerRecord("stopped1", "p1", "/bundle", "jr-s1", List.of("sleep", "9"), 1, "stopped", 137));
+        Path dir = root.containerDir("p1", "stopped1");
+        Files.writeString(dir.resolve("config.json"), "{\"built\": \"stopped1\"}");
+        Files.writeString(dir.resolve("rootfs.img"), "ext4");
+        Files.writeString(dir.resolve("layer.img"), "ext4, writable");
+        run("pod", "start", "p1");
+        assertTrue(vm.attached.contains("jl-s1=rw:" + dir.resolve("layer.img")), vm.attached.toString());
+        int creates = (int) guest.created.stream().filter(q -> q.getId().equals("stopped1")).count();
+
+        run("start", "stopped1"); // the stand-in reports it stopped: it is made again in the guest first
+        List<CreateContainerRequest> again = guest.created.stream().filter(q -> q.getId().equals("stopped1")).toList();
+        assertEquals(creates + 1, again.size(), "created again");
+        CreateContainerRequest last = again.getLast();
+        assertEquals("jr-s1", last.getRootfs().getSerial());
+        assertEquals("jl-s1", last.getLayer().getSerial(), "on the same layer: its writes are kept");
+        assertEquals("{\"built\": \"stopped1\"}", last.getOciConfig().toStringUtf8());
+        assertTrue(vm.detached.isEmpty(), "no disk unplugged: " + vm.detached);
+        assertEquals(1, vm.attached.stream().filter(a -> a.startsWith("jl-s1=")).count(), "nor plugged twice: " + vm.attached);
+        assertEquals("stopped1", guest.started.getLast());
+        assertEquals("running", root.container("stopped1").orElseThrow().lastState());
+    }
 }

@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is recorded for the tests.
  *
  * <p>Containers are in the state their id says, as the agent keeps them: "missing..." it does not
- * have, "created..." are created (not started), the rest run. Remove without force refuses what is
+ * have, "created..." are created (not started), "stopped..." have stopped, the rest run. Remove without force refuses what is
  * not stopped, as the agent does. "slow..." take {@link #SLOW_CREATE} to create, "refused..." are
  * refused (INVALID_ARGUMENT), and an Inspect of "silent..." is never answered.
  */
@@ -115,6 +115,7 @@ final class StandInGuest implements AutoCloseable {
                     }
                     calls.add("Create");
                     created.add(q);
+                    removed.remove(q.getId()); // the id is taken again
                     return CreateContainerResponse.newBuilder().setPid(42).build();
                 })
                 .register(AgentMethods.Containers.START, (ctx, q) -> {
@@ -196,6 +197,9 @@ final class StandInGuest implements AutoCloseable {
     ContainerState state(String id) {
         if (removed.contains(id)) {
             return ContainerState.CONTAINER_STATE_UNSPECIFIED;
+        }
+        if (id.startsWith("stopped")) {
+            return ContainerState.CONTAINER_STATE_STOPPED;
         }
         return id.startsWith("created") ? ContainerState.CONTAINER_STATE_CREATED : ContainerState.CONTAINER_STATE_RUNNING;
     }

@@ -66,6 +66,11 @@ final class StandInVm implements PodVm {
     }
 
     @Override
+    public void attachWritableDisk(String serial, Path image) {
+        attached.add(serial + "=rw:" + image);
+    }
+
+    @Override
     public void detachDisk(String serial) {
         detached.add(serial);
     }

@@ -99,16 +99,33 @@ class SpecBuilderTest {
     }
 
     @Test
-    void writableRootIsMarkedForAnOverlay() throws Exception {
+    void rootIsReadOnlyAsTheBundleSaysOrWithReadOnly() throws Exception {
         ObjectNode ro = build(CONFIG, none());
         assertTrue(ro.path("root").path("readonly").asBoolean());
-        assertFalse(ro.path("annotations").has(SpecBuilder.ROOT_OVERLAY));
+        assertFalse(SpecBuilder.writable(ro));
         ObjectNode rw = build(CONFIG.replace("\"readonly\": true", "\"readonly\": false"), none());
-        assertEquals("tmpfs", rw.path("annotations").path(SpecBuilder.ROOT_OVERLAY).asText());
+        assertTrue(SpecBuilder.writable(rw));
         assertEquals("me", rw.path("annotations").path("keep").asText());
+        assertEquals(1, rw.path("annotations").size(), "no annotation of jrunc-vm's own: " + rw.path("annotations"));
         ObjectNode absent = build(CONFIG.replace("\"readonly\": true", "\"x\": 1"), none());
-        assertEquals("tmpfs", absent.path("annotations").path(SpecBuilder.ROOT_OVERLAY).asText(), "absent readonly is false");
+        assertTrue(SpecBuilder.writable(absent), "absent readonly is false");
         assertEquals("rootfs", rw.path("root").path("path").asText());
+        ObjectNode forced = build(CONFIG.replace("\"readonly\": true", "\"readonly\": false"),
+                new SpecBuilder.Overrides(0, 0, List.of(), null, -1, true, List.of()));
+        assertTrue(forced.path("root").path("readonly").asBoolean(), "--read-only");
+    }
+
+    @Test
+    void podVolumesAreBoundFromWhereTheAgentMountsThem() throws Exception {
+        ObjectNode built = build(CONFIG, new SpecBuilder.Overrides(0, 0, List.of(), null, -1, false,
+                List.of(new PodVolumeMount("data", "/srv/data", false), new PodVolumeMount("conf", "/etc/app", true))));
+        JsonNode mounts = built.path("mounts");
+        JsonNode data = mounts.get(mounts.size() - 2);
+        assertEquals("/srv/data", data.path("destination").asText());
+        assertEquals("bind", data.path("type").asText());
+        assertEquals("/run/jrunc/volumes/data", data.path("source").asText());
+        assertEquals("[\"rbind\",\"rw\"]", data.path("options").toString());
+        assertEquals("[\"rbind\",\"ro\"]", mounts.get(mounts.size() - 1).path("options").toString());
     }
 
     @Test
