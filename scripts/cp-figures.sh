@@ -4,7 +4,7 @@
 # time of one `jrunc-vm cp` call (its JVM start included), beside the host's own `cp` of the file; then
 # one small file, which is mostly the call's fixed cost.
 #   scripts/cp-figures.sh [ROUNDS]      (make build vm-image first; needs busybox-static, qemu, bc;
-#                                        run under `flock /work/vm.lock` where VMs are shared)
+#                                        run alone: other VMs on the machine move the figures)
 set -euo pipefail
 rounds=${1:-3}
 here=$(cd "$(dirname "$0")/.." && pwd)

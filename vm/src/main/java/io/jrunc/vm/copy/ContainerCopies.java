@@ -117,7 +117,7 @@ public final class ContainerCopies {
         if (!directory && (hostPath.endsWith("/") || CopyPaths.contentsOnly(hostPath))) {
             throw new VmException("cp: " + hostPath + ": not a directory");
         }
-        try (AgentClient agent = connect(name)) {
+        withAgent(name, containerPath, "cp: " + hostPath + ": ", agent -> {
             FileKind kind = agent.call(AgentMethods.Files.FILE_STAT, FileStatRequest.newBuilder().setContainerId(name)
                     .setPath(containerPath).build(), CALL).getKind();
             Kind there = switch (kind) {
@@ -138,16 +138,7 @@ public final class ContainerCopies {
                 upload.cancel();
                 throw e;
             }
-        } catch (RpcException e) {
-            throw agentError(name, containerPath, e);
-        } catch (RpcCarrier e) {
-            throw agentError(name, containerPath, e.rpc);
-        } catch (UncheckedIOException e) {
-            throw e.getCause() instanceof RpcCarrier r ? agentError(name, containerPath, r.rpc)
-                    : new VmException("cp: " + e.getCause().getMessage(), e);
-        } catch (IOException e) {
-            throw new VmException("cp: " + hostPath + ": " + e.getMessage(), e);
-        }
+        });
     }
 
     private void copyOut(String name, String containerPath, String hostPath, boolean follow) throws VmException {
@@ -160,7 +151,7 @@ public final class ContainerCopies {
         } else {
             there = Kind.ABSENT;
         }
-        try (AgentClient agent = connect(name)) {
+        withAgent(name, containerPath, "cp: " + hostPath + ": ", agent -> {
             CopyOutResponse opened = agent.call(AgentMethods.Files.COPY_OUT, CopyOutRequest.newBuilder()
                     .setContainerId(name).setPath(containerPath).setFollowLink(follow).build(), CALL);
             Download download = new Download(agent, opened.getSession());
@@ -177,21 +168,12 @@ public final class ContainerCopies {
                 download.cancel();
                 throw e;
             }
-        } catch (RpcException e) {
-            throw agentError(name, containerPath, e);
-        } catch (RpcCarrier e) {
-            throw agentError(name, containerPath, e.rpc);
-        } catch (UncheckedIOException e) {
-            throw e.getCause() instanceof RpcCarrier r ? agentError(name, containerPath, r.rpc)
-                    : new VmException("cp: " + e.getCause().getMessage(), e);
-        } catch (IOException e) {
-            throw new VmException("cp: " + hostPath + ": " + e.getMessage(), e);
-        }
+        });
     }
 
     /** `cp - C:DIR`: the caller's tar stream, as it is, extracted into the directory DIR. */
     private void streamIn(InputStream stdin, String name, String directory) throws VmException {
-        try (AgentClient agent = connect(name)) {
+        withAgent(name, directory, "cp: reading stdin: ", agent -> {
             FileKind kind = agent.call(AgentMethods.Files.FILE_STAT, FileStatRequest.newBuilder().setContainerId(name)
                     .setPath(directory).build(), CALL).getKind();
             if (kind != FileKind.FILE_KIND_DIRECTORY) {
@@ -207,23 +189,14 @@ public final class ContainerCopies {
                 upload.cancel();
                 throw e;
             }
-        } catch (RpcException e) {
-            throw agentError(name, directory, e);
-        } catch (RpcCarrier e) {
-            throw agentError(name, directory, e.rpc);
-        } catch (UncheckedIOException e) {
-            throw e.getCause() instanceof RpcCarrier r ? agentError(name, directory, r.rpc)
-                    : new VmException("cp: " + e.getCause().getMessage(), e);
-        } catch (IOException e) {
-            throw new VmException("cp: reading stdin: " + e.getMessage(), e);
-        }
+        });
     }
 
     /** `cp C:PATH -`: the path as a tar stream on stdout, its top named as PATH's last component. */
     private void streamOut(String name, String path, boolean follow, OutputStream stdout) throws VmException {
         String top = CopyPaths.lastComponent(path);
         String prefix = top.isEmpty() || top.equals(".") || top.equals("..") ? "." : top;
-        try (AgentClient agent = connect(name)) {
+        withAgent(name, path, "cp: writing stdout: ", agent -> {
             CopyOutResponse opened = agent.call(AgentMethods.Files.COPY_OUT, CopyOutRequest.newBuilder()
                     .setContainerId(name).setPath(path).setFollowLink(follow).build(), CALL);
             Download download = new Download(agent, opened.getSession());
@@ -243,10 +216,29 @@ public final class ContainerCopies {
                 }
                 download.drain();
                 out.finish();
-            } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
+            } catch (IOException | UncheckedIOException e) {
                 download.cancel();
                 throw e;
+            } catch (IllegalArgumentException e) {
+                // a member name the stream cannot carry
+                download.cancel();
+                throw new IOException(e.getMessage(), e);
             }
+        });
+    }
+
+    /** What a copy does with the pod's agent; stream failures arrive as IOException. */
+    private interface AgentWork {
+        void run(AgentClient agent) throws IOException, RpcException, VmException;
+    }
+
+    /**
+     * Runs {@code work} against the container's pod, turning the agent's errors into messages that
+     * name {@code name:path}, and a local stream's into {@code ioContext} and its message.
+     */
+    private void withAgent(String name, String path, String ioContext, AgentWork work) throws VmException {
+        try (AgentClient agent = connect(name)) {
+            work.run(agent);
         } catch (RpcException e) {
             throw agentError(name, path, e);
         } catch (RpcCarrier e) {
@@ -254,8 +246,8 @@ public final class ContainerCopies {
         } catch (UncheckedIOException e) {
             throw e.getCause() instanceof RpcCarrier r ? agentError(name, path, r.rpc)
                     : new VmException("cp: " + e.getCause().getMessage(), e);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new VmException("cp: writing stdout: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new VmException(ioContext + e.getMessage(), e);
         }
     }
 
