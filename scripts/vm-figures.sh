@@ -17,10 +17,15 @@
 # HTTP GET through a published port against the same server on the host's loopback. NET_ROUNDS rounds
 # (default 5). `FIGURES=network scripts/vm-figures.sh` runs it alone.
 #
-#   scripts/vm-figures.sh [ROUNDS [CONTAINERS]]     (make build vm-image first; needs busybox-static, qemu)
+# layer (its own section, layer_figure): 100 MiB written to a container's writable layer against a tmpfs
+# in the guest, and `run --rm` to first output with a read-only root against a writable one.
+# podstart (its own section, podstart_figure): `run --rm` to first output on a new anonymous pod as pods
+# are made now (user-mode network, writable root on a layer disk) against a pod with neither
+# (`--network none`, read-only root), interleaved, BOOT_ROUNDS pairs (default 3).
 #
-# `scripts/vm-figures.sh layer [ROUNDS]` (or FIGURES=layer) measures the writable layer instead
-# (layer_figure below).
+#   scripts/vm-figures.sh [ROUNDS [CONTAINERS]]     (make build vm-image first; needs busybox-static, qemu)
+#   FIGURES=layer|virtiofs|network|podstart scripts/vm-figures.sh [ROUNDS]   one section alone
+#   (`scripts/vm-figures.sh layer [ROUNDS]` is FIGURES=layer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE=${FIGURES:-all}; [ "${1:-}" = layer ] && { MODE=layer; shift; }
@@ -71,12 +76,18 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 
 # first output of a container, `run --rm` in an anonymous pod (boot, mkfs, hot-plug, create, start),
 # for a read-only root (no layer disk) and a writable one (its layer made and attached), interleaved,
 # BOOT_ROUNDS (default 2) pairs.
-layer_figure() {
-  local rw=$OUT/bundle-rw r t
+# the bundle with a writable root and a tmpfs at /tmp, made once into $OUT/bundle-rw
+rw_bundle() {
+  local rw=$OUT/bundle-rw
+  [ -f "$rw/config.json" ] && return 0
   mkdir -p "$rw" && cp -a "$bundle/rootfs" "$rw/rootfs"
   sed -e 's/"readonly": true/"readonly": false/' \
       -e 's|"mounts": \[|"mounts": [{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["size=256m"]},|' \
       "$bundle/config.json" > "$rw/config.json"
+}
+layer_figure() {
+  local rw=$OUT/bundle-rw r t
+  rw_bundle
   for f in layer-fsync layer-cache tmpfs boot-ro boot-rw; do : > "$OUT/$f"; done
   jv pod create --name layerfig --memory 512m >/dev/null
   jv create --pod layerfig --name writer "$rw" sleep 100000 >/dev/null && jv start writer >/dev/null
@@ -101,10 +112,35 @@ layer_figure() {
   echo "layer: run --rm to first output, read-only (ms):  $(tr '\n' ' ' < "$OUT/boot-ro") median $(median < "$OUT/boot-ro")"
   echo "layer: run --rm to first output, writable (ms):   $(tr '\n' ' ' < "$OUT/boot-rw") median $(median < "$OUT/boot-rw")"
 }
-if [ "$MODE" = layer ]; then
-  layer_figure
-  exit 0
-fi
+# --- pod start with the network and the layer (d) --------------------------------------------------
+# `run --rm BUNDLE echo` to its first output on a new anonymous pod, wall time of the CLI: "now" is the
+# default pod (user-mode network, its virtio-net device and the agent's netlink set-up; a writable root,
+# its layer made with mkfs and hot-plugged) and "without" a pod with `--network none` and a read-only
+# root (no network device, no layer disk), interleaved, the order swapped every pair.
+podstart_figure() {
+  local r t kind
+  rw_bundle
+  : > "$OUT/podstart-now"; : > "$OUT/podstart-without"
+  for r in $(seq "${BOOT_ROUNDS:-3}"); do
+    for kind in $( [ $((r % 2)) = 1 ] && echo "now without" || echo "without now"); do
+      t=$(ms)
+      if [ $kind = now ]; then
+        jv run --rm "$OUT/bundle-rw" echo first-output | { read -r _; echo $(( $(ms) - t )) >> "$OUT/podstart-$kind"; cat >/dev/null; }
+      else
+        jv run --rm --network none "$bundle" echo first-output | { read -r _; echo $(( $(ms) - t )) >> "$OUT/podstart-$kind"; cat >/dev/null; }
+      fi
+    done
+  done
+  local now without
+  now=$(median < "$OUT/podstart-now") without=$(median < "$OUT/podstart-without")
+  echo "(d) run --rm to first output, network + layer (ms):   $(tr '\n' ' ' < "$OUT/podstart-now") median $now"
+  echo "(d) run --rm to first output, none + read-only (ms):  $(tr '\n' ' ' < "$OUT/podstart-without") median $without"
+  echo "(d) ratio (medians):                                  $(awk -v a="$now" -v b="$without" 'BEGIN {printf "%.2f", a / b}')"
+}
+case $MODE in
+  layer) layer_figure; exit 0 ;;
+  podstart) podstart_figure; exit 0 ;;
+esac
 
 # --- virtio-fs ---------------------------------------------------------------------------------------
 # qemu's command line for a booted pod, NUL-separated, into the array named $2
@@ -301,3 +337,5 @@ echo "CLI create + start, wall (ms):       $(tr '\n' ' ' < "$OUT/cli-ms") median
 echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
 virtiofs_figure "$ROUNDS"
 network_figures
+layer_figure
+podstart_figure

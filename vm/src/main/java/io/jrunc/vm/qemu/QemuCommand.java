@@ -46,6 +46,15 @@ public final class QemuCommand {
     public static final long AGENT_OVERHEAD_BYTES = 288L << 20;
     /** The part of the overhead that grows with the pod's memory, in percent of it (see above). */
     public static final long PER_PAGE_OVERHEAD_PERCENT = 2;
+    /**
+     * The least a VM boots with, whatever the pod's memory: the kernel unpacks the initramfs (an
+     * uncompressed cpio of about 91 MiB) into its root while the cpio itself is still in RAM, and fails
+     * with "Initramfs unpacking failed: write error" below about 325 MiB (measured with this image of
+     * 95.4 MB: 321 MiB fails, 330 MiB unpacks), which a small pod's memory plus the overhead (32 MiB:
+     * 321 MiB) does not reach. 384 MiB leaves room for the image to grow a little; the floor costs the
+     * host nothing the guest does not touch.
+     */
+    public static final long MIN_VM_BYTES = 384L << 20;
     /** The pod's memory when none is given (podman's pods have no default; a VM needs one). */
     public static final long DEFAULT_POD_MEMORY = 512L << 20;
 
@@ -60,9 +69,10 @@ public final class QemuCommand {
     private QemuCommand() {
     }
 
-    /** The VM's memory in MiB: the pod's plus the overhead, rounded up to a MiB. */
+    /** The VM's memory in MiB: the pod's plus the overhead, rounded up to a MiB, at least {@link #MIN_VM_BYTES}. */
     public static long vmMemoryMiB(long podMemoryBytes) {
-        long bytes = podMemoryBytes + AGENT_OVERHEAD_BYTES + podMemoryBytes / 100 * PER_PAGE_OVERHEAD_PERCENT;
+        long bytes = Math.max(MIN_VM_BYTES,
+                podMemoryBytes + AGENT_OVERHEAD_BYTES + podMemoryBytes / 100 * PER_PAGE_OVERHEAD_PERCENT);
         return (bytes + (1 << 20) - 1) >> 20;
     }
 

@@ -193,6 +193,7 @@ class QmpClientTest {
         // 256 MiB + 288 MiB fixed + 2% of 256 MiB (5.12, rounded up to a MiB)
         assertEquals(256 + 288 + 6, QemuCommand.vmMemoryMiB(256L << 20));
         assertEquals(12288 + 288 + 246, QemuCommand.vmMemoryMiB(12L << 30));
+        assertEquals(384, QemuCommand.vmMemoryMiB(32L << 20), "a small pod's VM still has room to unpack the initramfs");
         assertTrue(line.contains("-m " + QemuCommand.vmMemoryMiB(256L << 20) + "M"), line);
         assertTrue(line.contains("-chardev socket,id=ctl,path=/run/jrunc-vm/pods/p/agent.sock,server=on,wait=off"), line);
         assertTrue(line.contains("virtserialport,bus=vser0.0,chardev=ctl,name=jrunc.agent"), line);
