@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * e2fsprogs' mkfs.ext4 on a file (no mount, no loop device, no root needed): the one way the host
+ * e2fsprogs' mkfs.ext4 on a file (no mount, no loop device, no root needed), ended with the CLI
+ * that started it: the one way the host
  * makes a filesystem for the guest, a container's image, its writable layer or a pod's volume. A
  * failure removes the file and says mkfs's last line.
  */
@@ -25,7 +26,10 @@ public final class Mkfs {
      */
     public static void ext4(Path file, long bytes, List<String> options, String what) throws VmException {
         long size = (bytes + 4095) / 4096 * 4096;
-        List<String> command = new ArrayList<>(List.of("mkfs.ext4", "-q", "-F"));
+        // setpriv (util-linux) gives mkfs a parent-death signal: a CLI killed part-way (SIGKILL) takes
+        // its mkfs with it, which would otherwise go on writing the file into a container directory
+        // that `rm -f` is removing, and leave it there.
+        List<String> command = new ArrayList<>(List.of("setpriv", "--pdeathsig", "KILL", "--", "mkfs.ext4", "-q", "-F"));
         command.addAll(options);
         command.add(file.toString());
         command.add((size / 1024) + "k");
