@@ -16,7 +16,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,26 +30,6 @@ class FacadeKernelTest {
     @BeforeAll
     static void root() {
         Requirements.requireRoot("namespaces, mounts and credentials");
-    }
-
-    /** Runs {@code body} on a new platform thread and returns its result or rethrows its failure. */
-    private static <T> T onThread(Callable<T> body) throws Exception {
-        AtomicReference<T> result = new AtomicReference<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().name("facade-test").start(() -> {
-            try {
-                result.set(body.call());
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        });
-        t.join();
-        if (failure.get() instanceof Exception e) {
-            throw e;
-        } else if (failure.get() instanceof Error e) {
-            throw e;
-        }
-        return result.get();
     }
 
     private static String read(String path) {
@@ -322,5 +301,9 @@ class FacadeKernelTest {
         assertNotEquals(Processes.getpid(), tid);
         assertEquals(Path.of("/proc/thread-self").toRealPath().getFileName().toString(),
                 Integer.toString(Syscalls.gettid()));
+    }
+
+    private static <T> T onThread(Callable<T> body) throws Exception {
+        return TestThreads.onThread("facade-test", body);
     }
 }

@@ -11,7 +11,6 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -140,26 +139,6 @@ class NetlinkTest {
         });
     }
 
-    /** Runs {@code body} on a new platform thread (which ends with it) and returns its result. */
-    private static <T> T onThread(Callable<T> body) throws Exception {
-        AtomicReference<T> result = new AtomicReference<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().name("netlink-test").start(() -> {
-            try {
-                result.set(body.call());
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        });
-        t.join();
-        if (failure.get() instanceof Exception e) {
-            throw e;
-        } else if (failure.get() instanceof Error e) {
-            throw e;
-        }
-        return result.get();
-    }
-
     private static String run(String... command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -167,5 +146,9 @@ class NetlinkTest {
             throw new AssertionError(String.join(" ", command) + " exited " + p.exitValue() + ": " + out);
         }
         return out;
+    }
+
+    private static <T> T onThread(Callable<T> body) throws Exception {
+        return TestThreads.onThread("netlink-test", body);
     }
 }
