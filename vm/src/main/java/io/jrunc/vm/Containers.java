@@ -42,6 +42,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Containers in pods: create (bundle -> spec builder -> ext4 image -> the pod's VM, booted if this is
@@ -468,7 +469,18 @@ public final class Containers {
      */
     @SuppressWarnings("try") // the resource is a lock held for the block
     public void remove(String name, boolean force) throws VmException {
-        ContainerRecord c = require(name);
+        Optional<ContainerRecord> found = root.container(name);
+        if (found.isEmpty()) {
+            // a create killed while it wrote the first record left a directory no listing shows
+            try (AutoCloseable ignored = root.lock()) {
+                root.removeUnrecordedContainer(name);
+            } catch (VmException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new VmException("cannot remove container " + name + ": " + e.getMessage(), e);
+            }
+        }
+        ContainerRecord c = found.orElseThrow(() -> new VmException("container \"" + name + "\" does not exist"));
         PodRecord pod = pods.require(c.pod());
         if (force && pod.anonymous()) {
             pods.remove(pod.name(), true, Duration.ZERO);

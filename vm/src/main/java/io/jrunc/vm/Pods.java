@@ -393,6 +393,10 @@ public final class Pods {
      */
     @SuppressWarnings("try") // the resource is a lock held for the block
     public void remove(String name, boolean force, Duration grace) throws VmException {
+        if (root.pod(name).isEmpty()) {
+            // a pod create killed while it wrote the record left a directory no listing shows
+            removeUnrecorded(List.of(name));
+        }
         PodRecord pod = require(name);
         List<ContainerRecord> members = root.containers(name);
         if (!members.isEmpty() && !force) {
@@ -420,9 +424,29 @@ public final class Pods {
         }
     }
 
+    /**
+     * Removes pods' directories that have no pod.json (of those named, or all when null), under the
+     * state root's lock, under which every pod's first record is written whole: what a call killed
+     * while it wrote one left behind. Nothing of such a pod ever ran.
+     */
+    @SuppressWarnings("try") // the resource is a lock held for the block
+    private List<String> removeUnrecorded(List<String> names) throws VmException {
+        try (AutoCloseable ignored = root.lock()) {
+            List<String> unrecorded = root.unrecordedPods().stream().filter(n -> names == null || names.contains(n)).toList();
+            for (String name : unrecorded) {
+                StateRoot.removeTree(root.podDir(name));
+            }
+            return unrecorded;
+        } catch (VmException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new VmException("cannot remove a pod's directory: " + e.getMessage(), e);
+        }
+    }
+
     /** The pods `pod prune` removes: not running, anonymous unless all. */
     public List<String> prune(boolean all) throws VmException {
-        List<String> removed = new ArrayList<>();
+        List<String> removed = new ArrayList<>(removeUnrecorded(null));
         for (PodRecord pod : root.pods()) {
             if (!all && !pod.anonymous()) {
                 continue;

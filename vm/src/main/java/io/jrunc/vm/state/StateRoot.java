@@ -234,6 +234,41 @@ public final class StateRoot {
         }
     }
 
+    /**
+     * Removes the directory a call killed while it wrote a container's first record left behind: a
+     * directory of that name, in any pod, with no container.json (at most the record's .tmp), which
+     * no listing shows and so no rm could reach. The caller holds {@link #lock()}, under which every
+     * first record is written whole: no live create's directory looks like this. (runc's delete
+     * removes the directory of a create that died before its state.json the same way.)
+     */
+    public boolean removeUnrecordedContainer(String container) throws VmException {
+        Names.require(container, "container name");
+        boolean removed = false;
+        for (String pod : names(root.resolve("pods"))) {
+            Path dir = containerDir(pod, container);
+            if (Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !Files.exists(dir.resolve("container.json"))) {
+                removeContainer(pod, container);
+                removed = true;
+            }
+        }
+        return removed;
+    }
+
+    /**
+     * The pods' directories with no pod.json: what a call killed while it wrote a new pod's record
+     * (an anonymous pod's, whose name nobody knows) left behind. Read under {@link #lock()}, under
+     * which every pod's first record is written whole.
+     */
+    public List<String> unrecordedPods() throws VmException {
+        List<String> unrecorded = new ArrayList<>();
+        for (String name : names(root.resolve("pods"))) {
+            if (Files.isDirectory(podDir(name), java.nio.file.LinkOption.NOFOLLOW_LINKS) && !Files.exists(podDir(name).resolve("pod.json"))) {
+                unrecorded.add(name);
+            }
+        }
+        return unrecorded;
+    }
+
     /** Removes a container's directory, and the pod's containers/ directory when it was the last. */
     public void removeContainer(String pod, String container) throws VmException {
         removeTree(containerDir(pod, container));

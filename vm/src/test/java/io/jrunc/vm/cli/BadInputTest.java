@@ -292,6 +292,40 @@ class BadInputTest {
     }
 
     @Test
+    void whatACallKilledWhileItWroteAFirstRecordLeftIsRemovedByRmAndPrune() throws Exception {
+        // a call SIGKILLed between a new record's .tmp and its rename leaves a directory with no record:
+        // no listing shows it, so rm NAME and pod prune must still take it
+        assertEquals(0, run("pod", "create", "--name", "named").code());
+        Path halfContainer = root.resolve("pods/named/containers/half");
+        Files.createDirectories(halfContainer);
+        Files.writeString(halfContainer.resolve("container.json.tmp"), "{\"name\": \"ha");
+        Path halfPod = root.resolve("pods/anon-2");
+        Files.createDirectories(halfPod);
+        Files.writeString(halfPod.resolve("pod.json.tmp"), "");
+        Path halfNamedPod = root.resolve("pods/halfpod");
+        Files.createDirectories(halfNamedPod);
+        Files.writeString(halfNamedPod.resolve("pod.json.tmp"), "");
+        assertEquals("NAME  POD  STATUS  COMMAND  BUNDLE", run("ls").out().strip());
+
+        Result rm = run("rm", "-f", "half");
+        assertEquals(125, rm.code(), rm.err());
+        assertTrue(rm.err().contains("\"half\" does not exist"), rm.err());
+        assertFalse(Files.exists(halfContainer), "the half-made container's directory");
+        assertFalse(Files.exists(root.resolve("pods/named/containers")), "the pod's containers/ with its last one");
+
+        Result podRm = run("pod", "rm", "halfpod");
+        assertEquals(125, podRm.code(), podRm.err());
+        assertFalse(Files.exists(halfNamedPod), "the half-made pod's directory");
+
+        Result prune = run("pod", "prune");
+        assertEquals("anon-2\n", prune.out(), prune.err());
+        assertFalse(Files.exists(halfPod), "the half-made anonymous pod's directory");
+        assertTrue(new StateRoot(root).pod("named").isPresent(), "a pod with its record stays");
+        assertEquals(0, run("pod", "rm", "named").code());
+        assertEquals(Set.of("pods"), stateFiles());
+    }
+
+    @Test
     void helpOnEveryCommand() {
         for (String[] cmd : new String[][] {{}, {"pod"}, {"pod", "create"}, {"pod", "start"}, {"pod", "stop"}, {"pod", "rm"},
                 {"pod", "inspect"}, {"pod", "ls"}, {"pod", "prune"}, {"create"}, {"start"}, {"stop"}, {"kill"}, {"rm"},
