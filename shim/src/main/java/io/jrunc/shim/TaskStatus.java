@@ -16,5 +16,4 @@ public record TaskStatus(String id, String execId, int pid, Phase phase, TaskReq
     public static TaskStatus running(String id, String execId, int pid, TaskRequests.Stdio stdio) {
         return new TaskStatus(id, execId, pid, Phase.RUNNING, stdio, null);
     }
-
 }
