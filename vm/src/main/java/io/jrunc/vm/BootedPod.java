@@ -105,12 +105,13 @@ public final class BootedPod implements AutoCloseable {
 
     /**
      * Adds a container whose root is {@code bundle}'s rootfs directory shared by virtio-fs, with the
-     * bundle's config.json as its spec (through the spec builder, as `create --rootfs-share` does).
-     * Created, not started. The guest's pid of its process.
+     * bundle's config.json as its spec (through the spec builder, as `create --rootfs-share` does), and
+     * {@code shares} shared with it as `-v HOSTDIR:CTRPATH` shares them. Created, not started. The
+     * guest's pid of its process.
      */
-    public int add(String container, Path bundle) throws VmException {
+    public int add(String container, Path bundle, List<VolumeFlag.HostDirectory> shares) throws VmException {
         containers.create(new Containers.Spec(name, container, 0, 0, bundle, List.of(), false, false, -1, null,
-                List.of(), null, false, io.jrunc.vm.spec.LayerImage.DEFAULT_BYTES, List.of(), true));
+                shares, null, false, io.jrunc.vm.spec.LayerImage.DEFAULT_BYTES, List.of(), true));
         return inspect(container).getPid();
     }
 
