@@ -293,6 +293,40 @@ class ShimVmBackendTest {
     }
 
     @Test
+    @Order(5)
+    void stdinComesThroughItsFifoAndItsEndIsTheProcesssEndOfFile() throws Exception {
+        Path in = fifo("cat-in");
+        Path out = fifo("cat-out");
+        CompletableFuture<String> stdout = reader(out);
+        backend.create(create("cat", bundle("cat", "container", "sh", "-c", "cat; echo after-eof"),
+                new TaskRequests.Stdio(in.toString(), out.toString(), "", false)));
+        backend.start("cat", "");
+        try (var writer = Files.newOutputStream(in)) { // containerd's end: opened, written, closed
+            writer.write("hello\n".getBytes(StandardCharsets.UTF_8));
+        }
+        assertEquals(0, backend.await("cat", "").status());
+        assertEquals("hello\nafter-eof\n", stdout.get(30, TimeUnit.SECONDS));
+        assertEquals(0, backend.delete("cat", "").status());
+    }
+
+    @Test
+    @Order(5)
+    void aContainerOverItsMemoryLimitIsReportedOomBeforeItsExit() throws Exception {
+        Path bundle = bundle("hog", "container", "sh", "-c", "x=$(yes | head -c 67108864); echo survived");
+        ObjectNode config = (ObjectNode) JruncVm.JSON.readTree(bundle.resolve("config.json").toFile());
+        config.withObjectProperty("linux").withObjectProperty("resources").withObjectProperty("memory").put("limit", 16L << 20);
+        JruncVm.JSON.writeValue(bundle.resolve("config.json").toFile(), config);
+        backend.create(create("hog", bundle, NONE));
+        assertEquals(16L << 20, backend.stats("hog").memoryLimitBytes(), "the limit read back in the guest's cgroup");
+        backend.start("hog", "");
+        assertEquals(137, backend.await("hog", "").status(), "killed by the OOM killer");
+        assertTrue(backend.stats("hog").oomKills() > 0);
+        assertEquals(List.of("hog"), List.copyOf(ooms), "oom reported once");
+        assertEquals(1, count("hog/=137"), "one exit: " + exits);
+        assertEquals(137, backend.delete("hog", "").status());
+    }
+
+    @Test
     @Order(6)
     void jruncVmRunsARootfsShareInTheSamePod() throws Exception {
         JsonNode pods = JruncVm.JSON.readTree(vm.ok("pod", "ls", "--format", "json").out());
@@ -320,6 +354,6 @@ class ShimVmBackendTest {
         try (Stream<Path> left = Files.list(vm.root().resolve("pods"))) {
             assertEquals(List.of(), left.toList(), "no pod state");
         }
-        assertEquals(List.of(), List.copyOf(ooms));
+        assertEquals(List.of("hog"), List.copyOf(ooms), "the hog's alone");
     }
 }
