@@ -21,10 +21,11 @@ JRUNC := $(abspath $(BUILD))/bin/jrunc
 # linux-libc-dev: the bindings' check of the aarch64 syscall numbers reads asm-generic/unistd.h;
 # util-linux: mkswap, the swap header's independent writer, and unshare; bsdutils: script, the tty
 # ctr --tty needs; iproute2: ip and tc, which make the network namespaces and veth pairs of the netlink
-# and `--network ns:` tests and read back what jrunc's netlink calls did.
+# and `--network ns:` tests and read back what jrunc's netlink calls did. containernetworking-plugins: the
+# CNI plugins (bridge, host-local, loopback in /usr/lib/cni) of the CRI test's pods.
 TEST_PACKAGES := busybox-static runc libseccomp2 procps linux-libc-dev util-linux iproute2
 BENCH_PACKAGES := crun
-E2E_PACKAGES := podman containerd buildah bsdutils
+E2E_PACKAGES := podman containerd buildah bsdutils containernetworking-plugins
 # docker.io without its recommends: they include cgroupfs-mount, which would mount every v1 hierarchy
 # (net_cls among them) on the host the cgroup tests describe, and needrestart, which hooks every later
 # apt-get run.

@@ -79,26 +79,50 @@ final class CriContainerd implements AutoCloseable {
      */
     enum Handler {
         /** containerd's own runc shim driving runc: the reference the jrunc handlers are held to. */
-        RUNC("runc", "io.containerd.runc.v2", """
+        RUNC("runc", "io.containerd.runc.v2", false, """
                   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
                     Root = "%1$s/runc"
                 """),
         /** containerd-shim-jrunc-v2 with its host back end (the default). */
-        JRUNC_HOST("jrunc-host", "io.containerd.jrunc.v2", ""),
-        /** containerd-shim-jrunc-v2 with its VM back end: one pod VM per sandbox. */
-        JRUNC_VM("jrunc-vm", "io.containerd.jrunc.v2", """
+        JRUNC_HOST("jrunc-host", "io.containerd.jrunc.v2", false, ""),
+        /** containerd-shim-jrunc-v2 with its VM back end (the file {@link #start} writes): one pod VM per sandbox. */
+        JRUNC_VM("jrunc-vm", "io.containerd.jrunc.v2", true, """
                   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.jrunc-vm.options]
                     ConfigPath = "%1$s/jrunc-vm.toml"
                 """);
 
         final String handlerName;
         final String runtimeType;
+        /** Whether a pod of this handler is one qemu, a child of its shim. */
+        final boolean vmPerPod;
         private final String options;
 
-        Handler(String handlerName, String runtimeType, String options) {
+        Handler(String handlerName, String runtimeType, boolean vmPerPod, String options) {
             this.handlerName = handlerName;
             this.runtimeType = runtimeType;
+            this.vmPerPod = vmPerPod;
             this.options = options;
+        }
+
+        @Override
+        public String toString() {
+            return handlerName;
+        }
+
+        /** What a pod of this handler needs beyond containerd and runc: fails under CI, skips elsewhere. */
+        void require() {
+            if (this == RUNC) {
+                return;
+            }
+            Path shim = binDir().resolve("containerd-shim-jrunc-v2");
+            Requirements.require(Files.isExecutable(shim), shim + ", the shim of runtime type " + runtimeType
+                    + ": `make build` builds it (or -Djrunc.binary names a build/bin/jrunc beside it)");
+            if (vmPerPod) {
+                Path image = Path.of(System.getProperty("jrunc.vm.image", binDir().resolveSibling("vm-image").toString()));
+                Requirements.require(Files.isRegularFile(image.resolve("vmlinuz")), "the pod VM image " + image
+                        + ": `make vm-image` builds it, or -Djrunc.vm.image names another");
+                Requirements.requireCommands("qemu-system-x86", "qemu-system-x86_64");
+            }
         }
 
         /**
@@ -134,6 +158,7 @@ final class CriContainerd implements AutoCloseable {
         CriContainerd host = new CriContainerd(Files.createTempDirectory("jrunc-e2e-cri-"));
         try {
             host.writeCniConfig();
+            Files.writeString(host.work.resolve("jrunc-vm.toml"), "backend = \"vm\"\n");
             host.containerd = E2eHost.startContainerd(host.work, host.socket, host.work.resolve("config.toml"),
                     host.log(), host.criConfig(), Map.of("PATH", binDir() + ":" + E2eHost.PATH_ENV.substring(5)));
             host.cri = CriClient.connect(host.socket, Duration.ofSeconds(90));
@@ -199,6 +224,14 @@ final class CriContainerd implements AutoCloseable {
         Map<Long, String> found = E2eHost.processesMentioning(socket.toString());
         found.values().removeIf(c -> !c.contains("containerd-shim"));
         return found;
+    }
+
+    /** Processes below this containerd's shims whose command line contains {@code command} (qemu of a pod VM). */
+    List<ProcessHandle> shimDescendants(String command) {
+        return shims().keySet().stream().flatMap(pid -> ProcessHandle.of(pid).stream())
+                .flatMap(ProcessHandle::descendants)
+                .filter(p -> p.info().commandLine().orElse("").contains(command))
+                .toList();
     }
 
     /** Host-side interfaces enslaved to the pods' bridge (one veth per pod). */

@@ -112,6 +112,7 @@ class CriTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("handlers")
     void podWithTwoContainersServesOnItsCniAddressAndLeavesNothing(CriContainerd.Handler handler) throws Exception {
+        handler.require();
         String name = "pod-" + handler.handlerName;
         Path logs = host.work.resolve("logs").resolve(name);
         PodSandboxConfig podConfig = PodSandboxConfig.newBuilder()
@@ -183,6 +184,9 @@ class CriTest {
         assertEquals(1, host.shims().size(), "shims of this containerd: " + host.shims());
         Path shimSocket = host.shimSocket(pod);
         assertTrue(Files.exists(shimSocket), "no shim socket " + shimSocket);
+        // A VM pod is one qemu, which must go with the pod.
+        List<ProcessHandle> vms = host.shimDescendants("qemu-system");
+        assertEquals(handler.vmPerPod ? 1 : 0, vms.size(), "qemu of the pod: " + vms);
 
         call(CriMethods.STOP_POD_SANDBOX, StopPodSandboxRequest.newBuilder().setPodSandboxId(pod).build());
         assertEquals(PodSandboxState.SANDBOX_NOTREADY, podStatus(pod).getStatus().getState());
@@ -198,6 +202,7 @@ class CriTest {
         assertEquals(0, call(CriMethods.LIST_CONTAINERS, ListContainersRequest.newBuilder()
                 .setFilter(ContainerFilter.newBuilder().setPodSandboxId(pod)).build()).getContainersCount());
         assertTrue(E2eHost.eventually(15, () -> host.shims().isEmpty()), "shims left: " + host.shims());
+        assertTrue(E2eHost.eventually(15, () -> vms.stream().noneMatch(ProcessHandle::isAlive)), "qemu left: " + vms);
         assertFalse(Files.exists(shimSocket), "shim socket left: " + shimSocket);
         assertEquals(List.of(), E2eHost.mountsUnder(host.work), "mounts left after RemovePodSandbox");
         assertEquals(List.of(), netnsFiles(), "network namespaces left");
