@@ -83,6 +83,12 @@ final class CriContainerd implements AutoCloseable {
                   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
                     Root = "%1$s/runc"
                 """),
+        /** containerd's runc shim driving jrunc as its runc binary: how Kubernetes reaches jrunc without its shim. */
+        RUNC_SHIM_JRUNC("runc-shim-jrunc", "io.containerd.runc.v2", false, """
+                  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-shim-jrunc.options]
+                    BinaryName = "%2$s/jrunc"
+                    Root = "%1$s/runc-shim-jrunc"
+                """),
         /** containerd-shim-jrunc-v2 with its host back end (the default). */
         JRUNC_HOST("jrunc-host", "io.containerd.jrunc.v2", false, ""),
         /** containerd-shim-jrunc-v2 with its VM back end (the file {@link #start} writes): one pod VM per sandbox. */
@@ -114,6 +120,10 @@ final class CriContainerd implements AutoCloseable {
             if (this == RUNC) {
                 return;
             }
+            if (this == RUNC_SHIM_JRUNC) {
+                E2eHost.jrunc();
+                return;
+            }
             Path shim = binDir().resolve("containerd-shim-jrunc-v2");
             Requirements.require(Files.isExecutable(shim), shim + ", the shim of runtime type " + runtimeType
                     + ": `make build` builds it (or -Djrunc.binary names a build/bin/jrunc beside it)");
@@ -132,7 +142,7 @@ final class CriContainerd implements AutoCloseable {
          * destination"), as net_cls,net_prio is not on this project's build hosts.
          */
         boolean hasStats() {
-            return this != RUNC || unmountedV1Hierarchies().isEmpty();
+            return !runtimeType.equals("io.containerd.runc.v2") || unmountedV1Hierarchies().isEmpty();
         }
 
         private String toml(Path work) {
@@ -140,7 +150,7 @@ final class CriContainerd implements AutoCloseable {
                     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.%s]
                       runtime_type = "%s"
                       pod_annotations = ["io.jrunc.*"]
-                    """.formatted(handlerName, runtimeType) + options.formatted(work);
+                    """.formatted(handlerName, runtimeType) + options.formatted(work, binDir());
         }
     }
 

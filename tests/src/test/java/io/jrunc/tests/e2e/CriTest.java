@@ -78,7 +78,7 @@ class CriTest {
 
     /** The runtime handlers every pod case runs with: one line each. */
     static Stream<CriContainerd.Handler> handlers() {
-        return Stream.of(CriContainerd.Handler.RUNC);
+        return Stream.of(CriContainerd.Handler.RUNC, CriContainerd.Handler.RUNC_SHIM_JRUNC);
     }
 
     @BeforeAll
