@@ -28,9 +28,11 @@ import io.jrunc.tests.cri.v1.PodSandboxMetadata;
 import io.jrunc.tests.cri.v1.PodSandboxState;
 import io.jrunc.tests.cri.v1.PodSandboxStatusRequest;
 import io.jrunc.tests.cri.v1.PodSandboxStatusResponse;
+import io.jrunc.tests.cri.v1.RemoveContainerRequest;
 import io.jrunc.tests.cri.v1.RemovePodSandboxRequest;
 import io.jrunc.tests.cri.v1.RunPodSandboxRequest;
 import io.jrunc.tests.cri.v1.StartContainerRequest;
+import io.jrunc.tests.cri.v1.StopContainerRequest;
 import io.jrunc.tests.cri.v1.StopPodSandboxRequest;
 import io.jrunc.tests.cri.v1.VersionRequest;
 import java.io.IOException;
@@ -60,8 +62,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * containerd's CRI plugin (a private containerd with CNI, {@link CriContainerd}) for each runtime
  * handler, the name a RuntimeClass gives. A pod with two containers: one serves HTTP on the pod's CNI
  * address, which the host fetches; the other reaches it on localhost (one network namespace per
- * pod); ExecSync's output and exit code, ContainerStats, the container log; then StopPodSandbox and
- * RemovePodSandbox, after which no shim, shim socket, network namespace, veth, mount, cgroup or IPAM
+ * pod); ExecSync's output and exit code, ContainerStats, the container logs; StopContainer's exit code
+ * and RemoveContainer; then StopPodSandbox and RemovePodSandbox, after which no shim, shim socket, network namespace, veth, mount, cgroup or IPAM
  * lease of the pod is left.
  *
  * <p>{@link #handlers()} lists the handlers under test; every handler of {@link CriContainerd.Handler}
@@ -139,7 +141,7 @@ class CriTest {
                 "mkdir -p /www && echo hello from $(hostname) > /www/index.html && echo serving"
                         + " && exec httpd -f -p " + HTTP_PORT + " -h /www");
         String sidecar = startContainer(pod, podConfig, "sidecar", "sidecar.log",
-                "echo sidecar up; trap 'exit 0' TERM; while :; do sleep 1; done");
+                "echo sidecar up; trap 'exit 7' TERM; while :; do sleep 1; done");
         for (String id : List.of(web, sidecar)) {
             assertTrue(E2eHost.eventually(30, () -> containerStatus(id).getState() == ContainerState.CONTAINER_RUNNING),
                     "not running: " + containerStatus(id));
@@ -188,19 +190,29 @@ class CriTest {
         List<ProcessHandle> vms = host.shimDescendants("qemu-system");
         assertEquals(handler.vmPerPod ? 1 : 0, vms.size(), "qemu of the pod: " + vms);
 
+        // StopContainer sends SIGTERM, whose trap exits 7 well within the grace period: the exit code
+        // reaches the CRI plugin. The removed container leaves the pod, which serves on.
+        call(CriMethods.STOP_CONTAINER, StopContainerRequest.newBuilder().setContainerId(sidecar).setTimeout(20).build());
+        ContainerStatus stopped = containerStatus(sidecar);
+        assertEquals(ContainerState.CONTAINER_EXITED, stopped.getState(), stopped.toString());
+        assertEquals(7, stopped.getExitCode(), stopped.toString());
+        call(CriMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setContainerId(sidecar).build());
+        assertEquals(List.of(web), containersOf(pod));
+        assertEquals(page, httpGet(ip));
+
+        // StopPodSandbox kills what still runs with SIGKILL, with no grace period: httpd exits 137.
         call(CriMethods.STOP_POD_SANDBOX, StopPodSandboxRequest.newBuilder().setPodSandboxId(pod).build());
         assertEquals(PodSandboxState.SANDBOX_NOTREADY, podStatus(pod).getStatus().getState());
-        for (String id : List.of(web, sidecar)) {
-            assertEquals(ContainerState.CONTAINER_EXITED, containerStatus(id).getState(), containerStatus(id).toString());
-        }
+        ContainerStatus killed = containerStatus(web);
+        assertEquals(ContainerState.CONTAINER_EXITED, killed.getState(), killed.toString());
+        assertEquals(137, killed.getExitCode(), killed.toString());
         assertFalse(Files.exists(netns), "network namespace left after StopPodSandbox: " + netns);
         assertEquals(List.of(), host.bridgePorts(), "veth left after StopPodSandbox");
         assertEquals(List.of(), leases(), "IPAM leases left after StopPodSandbox");
 
         call(CriMethods.REMOVE_POD_SANDBOX, RemovePodSandboxRequest.newBuilder().setPodSandboxId(pod).build());
         assertEquals(0, call(CriMethods.LIST_POD_SANDBOX, ListPodSandboxRequest.getDefaultInstance()).getItemsCount());
-        assertEquals(0, call(CriMethods.LIST_CONTAINERS, ListContainersRequest.newBuilder()
-                .setFilter(ContainerFilter.newBuilder().setPodSandboxId(pod)).build()).getContainersCount());
+        assertEquals(List.of(), containersOf(pod));
         assertTrue(E2eHost.eventually(15, () -> host.shims().isEmpty()), "shims left: " + host.shims());
         assertTrue(E2eHost.eventually(15, () -> vms.stream().noneMatch(ProcessHandle::isAlive)), "qemu left: " + vms);
         assertFalse(Files.exists(shimSocket), "shim socket left: " + shimSocket);
@@ -257,6 +269,12 @@ class CriTest {
         assertEquals(ContainerState.CONTAINER_CREATED, containerStatus(id).getState());
         call(CriMethods.START_CONTAINER, StartContainerRequest.newBuilder().setContainerId(id).build());
         return id;
+    }
+
+    private List<String> containersOf(String pod) {
+        return call(CriMethods.LIST_CONTAINERS, ListContainersRequest.newBuilder()
+                .setFilter(ContainerFilter.newBuilder().setPodSandboxId(pod)).build())
+                .getContainersList().stream().map(c -> c.getId()).toList();
     }
 
     private ContainerStatus containerStatus(String id) {
