@@ -229,10 +229,13 @@ final class CriContainerd implements AutoCloseable {
         }
     }
 
-    /** Shim processes of this containerd (their command line names its socket): pid to command line. */
+    /**
+     * Shim processes of this containerd (their command line names its socket): pid to command line.
+     * A Go shim's command is its binary, containerd-shim-*; jrunc's is a JVM running io.jrunc.shim.
+     */
     Map<Long, String> shims() {
         Map<Long, String> found = E2eHost.processesMentioning(socket.toString());
-        found.values().removeIf(c -> !c.contains("containerd-shim"));
+        found.values().removeIf(c -> !c.contains("containerd-shim") && !c.contains("io.jrunc.shim"));
         return found;
     }
 
