@@ -121,6 +121,8 @@ class CriTest {
                 .setMetadata(PodSandboxMetadata.newBuilder().setName(name).setNamespace("jrunc-e2e")
                         .setUid(UUID.randomUUID().toString()))
                 .setHostname(name)
+                .putAnnotations("io.jrunc.e2e.pod", name)
+                .putAnnotations("example.org/e2e", name)
                 .setLogDirectory(logs.toString())
                 .setLinux(LinuxPodSandboxConfig.newBuilder().setCgroupParent(host.cgroupParent))
                 .build();
@@ -133,6 +135,11 @@ class CriTest {
         String ip = status.getStatus().getNetwork().getIp();
         assertTrue(ip.startsWith(host.subnetPrefix + "."), "pod address " + ip + " not in " + host.subnetPrefix + ".0/24");
         Path netns = networkNamespace(status);
+        // pod_annotations lets io.jrunc.* through to the runtime (the VM back end reads its settings
+        // there) and nothing else.
+        JsonNode annotations = JSON.readTree(status.getInfoOrThrow("info")).path("runtimeSpec").path("annotations");
+        assertEquals(name, annotations.path("io.jrunc.e2e.pod").asText(), annotations.toString());
+        assertTrue(annotations.path("example.org/e2e").isMissingNode(), annotations.toString());
         assertTrue(netns.startsWith(host.netnsDir()), "network namespace " + netns + " not under " + host.netnsDir());
         assertTrue(E2eHost.mountsUnder(netns).contains(netns.toString()), "network namespace not mounted: " + netns);
         assertEquals(1, host.bridgePorts().size(), "one veth on " + host.bridge + ": " + host.bridgePorts());
