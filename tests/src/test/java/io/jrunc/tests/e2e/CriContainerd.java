@@ -14,6 +14,7 @@ import io.jrunc.tests.cri.v1.RuntimeCondition;
 import io.jrunc.tests.cri.v1.StatusRequest;
 import io.jrunc.tests.cri.v1.StopPodSandboxRequest;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -436,7 +437,7 @@ final class CriContainerd implements AutoCloseable {
                     .filter(controllers -> mounted.stream().noneMatch(m -> m.containsAll(List.of(controllers.split(",")))))
                     .toList();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -444,7 +445,7 @@ final class CriContainerd implements AutoCloseable {
     private static boolean onlyDirectories(Path dir) {
         try (Stream<Path> walk = Files.walk(dir)) {
             return walk.allMatch(Files::isDirectory);
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             return false;
         }
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
 import io.jrunc.tests.cri.v1.ContainerConfig;
 import io.jrunc.tests.cri.v1.ContainerFilter;
@@ -38,6 +39,7 @@ import io.jrunc.tests.cri.v1.VersionRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -255,7 +257,7 @@ class CriTest {
     // ---- helpers ------------------------------------------------------------------------------
 
     /** A CRI call expected to succeed: a failure says what containerd logged. */
-    private <Q, R> R call(io.grpc.MethodDescriptor<Q, R> method, Q request) {
+    private <Q, R> R call(MethodDescriptor<Q, R> method, Q request) {
         try {
             return cri.call(method, request);
         } catch (StatusRuntimeException e) {
@@ -317,7 +319,7 @@ class CriTest {
         try (Stream<Path> files = Files.list(host.netnsDir())) {
             return files.toList();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -330,7 +332,7 @@ class CriTest {
         try (Stream<Path> files = Files.list(dir)) {
             return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(host.subnetPrefix + ".")).toList();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
