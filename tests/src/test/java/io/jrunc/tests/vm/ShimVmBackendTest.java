@@ -284,6 +284,35 @@ class ShimVmBackendTest {
         assertEquals(3, backend.delete("b", "e1").status());
         assertEquals(1, count("b/e1=3"), "one exit: " + exits);
 
+        // an exec with a terminal of the size its process asks for, then resized (ResizePty)
+        Path tty = fifo("exec-tty");
+        java.util.concurrent.CountDownLatch firstLine = new java.util.concurrent.CountDownLatch(1);
+        CompletableFuture<String> ttyOut = CompletableFuture.supplyAsync(() -> {
+            StringBuilder text = new StringBuilder();
+            try (InputStream in = Files.newInputStream(tty)) {
+                for (int c; (c = in.read()) >= 0; ) {
+                    text.append((char) c);
+                    if (c == '\n') {
+                        firstLine.countDown();
+                    }
+                }
+            } catch (IOException e) {
+                text.append("read failed: ").append(e);
+            }
+            return text.toString();
+        }, command -> Thread.ofPlatform().daemon().start(command));
+        backend.exec(new TaskRequests.Exec("b", "e2", new TaskRequests.Stdio("", tty.toString(), "", true),
+                """
+                {"args": ["sh", "-c", "stty size; sleep 2; stty size"], "env": ["PATH=/bin"], "cwd": "/", "terminal": true,
+                 "consoleSize": {"height": 30, "width": 100}, "user": {"uid": 0, "gid": 0}}
+                """.getBytes(StandardCharsets.UTF_8)));
+        backend.start("b", "e2");
+        assertTrue(firstLine.await(30, TimeUnit.SECONDS), "the first size printed");
+        backend.resizePty("b", "e2", 121, 41);
+        assertEquals(0, backend.await("b", "e2").status());
+        assertEquals("30 100\r\n41 121\r\n", ttyOut.get(30, TimeUnit.SECONDS));
+        assertEquals(0, backend.delete("b", "e2").status());
+
         for (String id : List.of("a", "b")) {
             backend.kill(id, "", 15, false);
             assertEquals(143, backend.await(id, "").status());
