@@ -112,7 +112,7 @@ class ShimVmBackendTest {
         var a = config.withObjectProperty("process").putArray("args");
         Arrays.stream(args).forEach(a::add);
         config.withObjectProperty("annotations").put("io.kubernetes.cri.container-type", type)
-                .put("io.kubernetes.cri.sandbox-id", SANDBOX).put("io.jrunc.pod.memory", "256m");
+                .put("io.kubernetes.cri.sandbox-id", SANDBOX).put("io.jrunc.pod.memory", "256m").put("io.jrunc.pod.swap", "64m");
         JruncVm.JSON.writeValue(dir.resolve("config.json").toFile(), config);
         return dir;
     }
@@ -216,7 +216,7 @@ class ShimVmBackendTest {
     void theRootIsTheBundlesRootfsWrittenInPlaceAndNothingAboveItIsSeen() throws Exception {
         Path bundle = bundle("writer", "container", "sh", "-c",
                 "echo inside > /written.txt; ls /escape/ > /escape-listing.txt; ls /.. > /up-listing.txt;"
-                        + " cat /escape/../" + SECRET + " > /secret-read.txt 2>&1; exit 0");
+                        + " cat /escape/../" + SECRET + " > /secret-read.txt 2>&1; cat /proc/swaps > /swaps.txt; exit 0");
         Files.writeString(bundle.resolve(SECRET), "host secret\n");
         Files.createSymbolicLink(bundle.resolve("rootfs/escape"), Path.of("/"));
         backend.create(create("writer", bundle, NONE));
@@ -226,7 +226,8 @@ class ShimVmBackendTest {
         assertEquals("inside\n", Files.readString(rootfs.resolve("written.txt")), "the write is on the host, in bundle/rootfs");
         List<String> own;
         try (Stream<Path> s = Files.list(rootfs)) {
-            own = s.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith("-listing.txt") && !n.equals("secret-read.txt")).sorted().toList();
+            own = s.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith("-listing.txt") && !n.equals("secret-read.txt")
+                    && !n.equals("swaps.txt")).sorted().toList();
         }
         for (String listing : List.of("escape-listing.txt", "up-listing.txt")) {
             List<String> seen = Files.readString(rootfs.resolve(listing)).lines().filter(n -> !n.endsWith("-listing.txt")
@@ -234,6 +235,10 @@ class ShimVmBackendTest {
             assertEquals(own, seen, listing + ": / through the link and /.. are the rootfs itself");
         }
         assertFalse(Files.readString(rootfs.resolve("secret-read.txt")).contains("host secret"), "the file beside rootfs is not reachable");
+        // the sandbox's io.jrunc.pod.swap: 64m is the pod's swap area (64 MiB less the header's page, in KiB)
+        List<String> swaps = Files.readString(rootfs.resolve("swaps.txt")).lines().skip(1).toList();
+        assertEquals(1, swaps.size(), swaps.toString());
+        assertEquals("65532", swaps.getFirst().trim().split("\\s+")[2], swaps.toString());
         assertEquals(0, backend.delete("writer", "").status());
         assertTrue(Files.exists(rootfs.resolve("written.txt")), "the writes stay in the bundle's rootfs after delete");
     }
@@ -269,6 +274,8 @@ class ShimVmBackendTest {
         assertEquals(TaskStatus.Phase.RUNNING, backend.state("a", "").phase());
         assertEquals(TaskStatus.Phase.RUNNING, backend.state("b", "").phase());
         assertEquals(1, qemus().size(), "both containers and the sandbox in one qemu");
+        backend.update("a", "{\"memory\": {\"limit\": 33554432}}".getBytes(StandardCharsets.UTF_8));
+        assertEquals(32L << 20, backend.stats("a").memoryLimitBytes(), "Update's limit read back from the guest's cgroup");
 
         Path out = fifo("exec-out");
         CompletableFuture<String> stdout = reader(out);
