@@ -46,6 +46,10 @@ class ShimVmBackendTest {
     static final String SANDBOX = "sandbox0123456789abcdef0123456789abcdef0123456789abcdef0123456789";
     static final String SECRET = "beside-the-rootfs";
 
+    /** The sandbox's network namespace, as the CRI plugin makes it and CNI configures it (here with ip). */
+    static final String NETNS = "jrshimvm";
+    static final String VETH = "jrshimvm0";
+
     static Path work;
     static JruncVm vm;
     static VmBackend backend;
@@ -53,11 +57,20 @@ class ShimVmBackendTest {
     static final ConcurrentLinkedQueue<String> ooms = new ConcurrentLinkedQueue<>();
 
     @BeforeAll
-    static void setUp() throws IOException {
+    static void setUp() throws Exception {
         VmHost.requirePods();
         io.jrunc.testsupport.Requirements.require(Files.isExecutable(PodShareVmTest.VIRTIOFSD),
                 PodShareVmTest.VIRTIOFSD + ": qemu's virtiofsd (qemu-system-common)");
+        io.jrunc.testsupport.Requirements.requireCommands("iproute2", "ip", "tc");
         work = Files.createTempDirectory("jrunc-shim-vm");
+        removeNetns();
+        PodNetworkVmTest.run("ip", "netns", "add", NETNS);
+        PodNetworkVmTest.run("ip", "link", "add", VETH, "type", "veth", "peer", "name", "eth0", "netns", NETNS);
+        PodNetworkVmTest.run("ip", "addr", "add", "10.89.7.1/24", "dev", VETH);
+        PodNetworkVmTest.run("ip", "link", "set", VETH, "up");
+        PodNetworkVmTest.run("ip", "-n", NETNS, "addr", "add", "10.89.7.2/24", "dev", "eth0");
+        PodNetworkVmTest.run("ip", "-n", NETNS, "link", "set", "eth0", "up");
+        PodNetworkVmTest.run("ip", "-n", NETNS, "route", "add", "default", "via", "10.89.7.1");
         vm = new JruncVm(work);
         TaskEvents events = new TaskEvents() {
             @Override
@@ -94,6 +107,7 @@ class ShimVmBackendTest {
                 vm.run("pod", "rm", "-f", p.path("name").asText());
             }
         }
+        removeNetns();
         if (work != null) {
             try (Stream<Path> all = Files.walk(work)) {
                 for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
@@ -103,10 +117,21 @@ class ShimVmBackendTest {
         }
     }
 
+    static void removeNetns() throws Exception {
+        if (Files.exists(Path.of("/run/netns", NETNS))) {
+            PodNetworkVmTest.run("ip", "netns", "del", NETNS);
+        }
+        new ProcessBuilder("ip", "link", "del", VETH).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start().waitFor();
+    }
+
     /** A bundle as containerd leaves it: config.json (writable root, the CRI annotations) and rootfs. */
     static Path bundle(String id, String type, String... args) throws IOException {
         Path dir = work.resolve("bundles").resolve(id);
         PodVmTest.busyboxBundle(dir);
+        for (String applet : List.of("ip", "wget")) {
+            Files.createSymbolicLink(dir.resolve("rootfs/bin").resolve(applet), Path.of("busybox"));
+        }
         ObjectNode config = (ObjectNode) JruncVm.JSON.readTree(dir.resolve("config.json").toFile());
         config.withObjectProperty("root").put("readonly", false);
         var a = config.withObjectProperty("process").putArray("args");
@@ -185,7 +210,15 @@ class ShimVmBackendTest {
     @Test
     @Order(1)
     void theSandboxBootsThePodAndIsItWithQemusPid() throws Exception {
-        int pid = backend.create(create("sb", bundle("sb", "sandbox", "pause"), NONE));
+        Path sb = bundle("sb", "sandbox", "pause");
+        ObjectNode config = (ObjectNode) JruncVm.JSON.readTree(sb.resolve("config.json").toFile());
+        for (JsonNode ns : config.path("linux").path("namespaces")) {
+            if (ns.path("type").asText().equals("network")) {
+                ((ObjectNode) ns).put("path", "/run/netns/" + NETNS);
+            }
+        }
+        JruncVm.JSON.writeValue(sb.resolve("config.json").toFile(), config);
+        int pid = backend.create(create("sb", sb, NONE));
         assertEquals(1, qemus().size(), "one qemu for the pod");
         assertEquals(qemus().getFirst().pid(), pid, "the sandbox's pid is qemu's");
         assertEquals(pid, backend.start("sb", ""));
@@ -275,6 +308,32 @@ class ShimVmBackendTest {
         assertEquals(TaskStatus.Phase.RUNNING, backend.state("b", "").phase());
         assertEquals(1, qemus().size(), "both containers and the sandbox in one qemu");
         backend.update("a", "{\"memory\": {\"limit\": 33554432}}".getBytes(StandardCharsets.UTF_8));
+
+        // the sandbox's network namespace is the pod's: its address inside, its far end reached from it
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("10.89.7.1", 0), 0);
+        server.createContext("/token", x -> {
+            byte[] body = "through-the-netns\n".getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        server.start();
+        try {
+            Path netOut = fifo("net-out");
+            CompletableFuture<String> net = reader(netOut);
+            backend.exec(new TaskRequests.Exec("a", "net", new TaskRequests.Stdio("", netOut.toString(), "", false),
+                    ("{\"args\": [\"sh\", \"-c\", \"ip -o -4 addr show eth0; wget -q -O - http://10.89.7.1:"
+                            + server.getAddress().getPort() + "/token\"], \"env\": [\"PATH=/bin\"], \"cwd\": \"/\"}")
+                            .getBytes(StandardCharsets.UTF_8)));
+            backend.start("a", "net");
+            assertEquals(0, backend.await("a", "net").status());
+            String printed = net.get(30, TimeUnit.SECONDS);
+            assertTrue(printed.contains("inet 10.89.7.2/24") && printed.endsWith("through-the-netns\n"), printed);
+            backend.delete("a", "net");
+        } finally {
+            server.stop(0);
+        }
         assertEquals(32L << 20, backend.stats("a").memoryLimitBytes(), "Update's limit read back from the guest's cgroup");
 
         Path out = fifo("exec-out");
@@ -387,6 +446,10 @@ class ShimVmBackendTest {
         assertEquals(List.of(), qemus(), "no qemu");
         assertEquals(List.of(), processes("virtiofsd", vm.root().toString()), "no virtiofsd");
         assertEquals(List.of(), processes("java", vm.root().toString()), "no monitor");
+        String links = PodNetworkVmTest.run("ip", "-n", NETNS, "-o", "link");
+        assertFalse(links.contains("jrtap"), "no tap left in the namespace: " + links);
+        assertTrue(PodNetworkVmTest.run("ip", "-n", NETNS, "-o", "-4", "addr", "show", "eth0").contains("10.89.7.2/24"),
+                "the namespace is the CRI plugin's, left as it was");
         try (Stream<Path> left = Files.list(vm.root().resolve("pods"))) {
             assertEquals(List.of(), left.toList(), "no pod state");
         }
