@@ -10,7 +10,7 @@ import io.jrunc.shim.ProcessExit;
 import io.jrunc.shim.TaskEvents;
 import io.jrunc.shim.TaskRequests;
 import io.jrunc.shim.TaskStatus;
-import io.jrunc.shim.vm.VmBackend;
+import io.jrunc.shim.vm.VmTaskBackend;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The containerd shim's VM back end ({@link VmBackend}) driven in-process as the task service drives
+ * The containerd shim's VM back end ({@link VmTaskBackend}) driven in-process as the task service drives
  * it, with bundles as containerd gives them (config.json and a rootfs directory) and fifos for stdio,
  * on one boot: a CRI sandbox boots the pod, its containers run in the same qemu with their roots
  * shared from bundle/rootfs by virtio-fs; echo through the stdout fifo, exit codes 0, 7 and 137 after
@@ -52,7 +52,7 @@ class ShimVmBackendTest {
 
     static Path work;
     static JruncVm vm;
-    static VmBackend backend;
+    static VmTaskBackend backend;
     static final ConcurrentLinkedQueue<String> exits = new ConcurrentLinkedQueue<>();
     static final ConcurrentLinkedQueue<String> ooms = new ConcurrentLinkedQueue<>();
 
@@ -94,7 +94,7 @@ class ShimVmBackendTest {
                 throw new IOException(e.getMessage(), e);
             }
         };
-        backend = new VmBackend(events, new VmBackend.Settings(vm.root(), starter, Duration.ofSeconds(300), VmHost.IMAGE));
+        backend = new VmTaskBackend(events, new VmTaskBackend.Settings(vm.root(), starter, Duration.ofSeconds(300), VmHost.IMAGE));
     }
 
     @AfterAll

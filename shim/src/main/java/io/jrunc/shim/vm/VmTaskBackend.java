@@ -50,7 +50,7 @@ import java.util.Set;
  * after the process's output; an OOM kill the guest's cgroup counted is reported before the exit.
  * Creates are serialised (a sandbox's boot takes its time, and members come after it).
  */
-public final class VmBackend implements TaskBackend {
+public final class VmTaskBackend implements TaskBackend {
     /**
      * Where the back end keeps its pods and how it starts their monitors.
      *
@@ -107,11 +107,51 @@ public final class VmBackend implements TaskBackend {
         }
     }
 
-    public VmBackend(TaskEvents events) {
+    public VmTaskBackend(TaskEvents events) {
         this(events, Settings.DEFAULTS);
     }
 
-    public VmBackend(TaskEvents events, Settings settings) {
+    /**
+     * With the settings of the runtime options' {@code [vm]} table, each optional: {@code root} (the
+     * state root, absolute), {@code image} (the VM image's directory, absolute), {@code boot_timeout}
+     * (seconds). Any other key is refused by name.
+     */
+    public VmTaskBackend(TaskEvents events, Map<String, String> settings) {
+        this(events, settings(settings));
+    }
+
+    static Settings settings(Map<String, String> given) {
+        Settings d = Settings.DEFAULTS;
+        for (String key : given.keySet()) {
+            if (!Set.of("root", "image", "boot_timeout").contains(key)) {
+                throw new IllegalArgumentException("vm." + key + ": unknown setting (the VM back end takes root, image, boot_timeout)");
+            }
+        }
+        Path root = given.containsKey("root") ? absolute("vm.root", given.get("root")) : d.stateRoot();
+        Path image = given.containsKey("image") ? absolute("vm.image", given.get("image")) : d.image();
+        Duration boot = d.bootTimeout();
+        if (given.containsKey("boot_timeout")) {
+            try {
+                boot = Duration.ofSeconds(Long.parseLong(given.get("boot_timeout")));
+            } catch (NumberFormatException e) {
+                boot = Duration.ZERO;
+            }
+            if (boot.isZero() || boot.isNegative()) {
+                throw new IllegalArgumentException("vm.boot_timeout: " + given.get("boot_timeout") + " is not a positive number of seconds");
+            }
+        }
+        return new Settings(root, d.starter(), boot, image);
+    }
+
+    private static Path absolute(String key, String value) {
+        Path path = Path.of(value);
+        if (!path.isAbsolute() || !path.normalize().equals(path)) {
+            throw new IllegalArgumentException(key + ": " + value + " is not an absolute, normalised path");
+        }
+        return path;
+    }
+
+    public VmTaskBackend(TaskEvents events, Settings settings) {
         this.events = events;
         this.image = settings.image();
         this.rewrites = settings.stateRoot().resolve("shim-bundles");
@@ -494,7 +534,7 @@ public final class VmBackend implements TaskBackend {
             sandboxes.clear();
         }
         all.forEach(t -> t.deleting = true);
-        pods.forEach(VmBackend::closeQuietly);
+        pods.forEach(VmTaskBackend::closeQuietly);
         all.forEach(t -> {
             RootfsMounts.unmount(t.mounts);
             removeRewrite(t);

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * pod's settings, containerd's ids turned into jrunc-vm names, an exec's OCI process, and bad input
  * refused with the code containerd maps, naming the culprit, nothing made (no monitor is ever started).
  */
-class VmBackendInputTest {
+class VmTaskBackendInputTest {
     @TempDir
     Path dir;
 
@@ -77,6 +77,20 @@ class VmBackendInputTest {
     }
 
     @Test
+    void theVmTablesSettingsAreReadAndAnUnknownOneRefusedByName() {
+        VmTaskBackend.Settings s = VmTaskBackend.settings(Map.of("root", "/run/jr", "image", "/opt/img", "boot_timeout", "300"));
+        assertEquals(Path.of("/run/jr"), s.stateRoot());
+        assertEquals(Path.of("/opt/img"), s.image());
+        assertEquals(Duration.ofSeconds(300), s.bootTimeout());
+        assertEquals(VmTaskBackend.Settings.DEFAULTS, VmTaskBackend.settings(Map.of()));
+        for (Map<String, String> bad : List.of(Map.of("roots", "/x"), Map.of("root", "relative"), Map.of("image", "/a/../b"),
+                Map.of("boot_timeout", "soon"), Map.of("boot_timeout", "0"))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> VmTaskBackend.settings(bad));
+            assertTrue(e.getMessage().startsWith("vm." + bad.keySet().iterator().next() + ": "), e.getMessage());
+        }
+    }
+
+    @Test
     void containerdsIdsBecomeNamesByJruncVmsRule() {
         String id = "a".repeat(64);
         String name = PodPlan.vmName("t", "k8s.io", id);
@@ -87,7 +101,7 @@ class VmBackendInputTest {
 
     @Test
     void anExecsOciProcessBecomesTheAgentsProcessSpec() throws Exception {
-        ProcessSpec p = VmBackend.processSpec("""
+        ProcessSpec p = VmTaskBackend.processSpec("""
                 {"args": ["sh", "-c", "id"], "env": ["A=1"], "cwd": "/tmp", "terminal": true,
                  "consoleSize": {"height": 30, "width": 100},
                  "user": {"uid": 5, "gid": 6, "additionalGids": [7, 8]}}
@@ -99,7 +113,7 @@ class VmBackendInputTest {
         assertEquals(30, p.getConsoleSize().getRows());
         assertEquals(100, p.getConsoleSize().getColumns());
         assertEquals(List.of(7, 8), p.getUser().getAdditionalGidsList());
-        RpcException empty = assertThrows(RpcException.class, () -> VmBackend.processSpec("{\"args\": []}".getBytes(StandardCharsets.UTF_8), false));
+        RpcException empty = assertThrows(RpcException.class, () -> VmTaskBackend.processSpec("{\"args\": []}".getBytes(StandardCharsets.UTF_8), false));
         assertEquals(Code.INVALID_ARGUMENT, empty.code());
     }
 
@@ -153,7 +167,7 @@ class VmBackendInputTest {
                 throw new AssertionError("no oom expected");
             }
         };
-        VmBackend backend = new VmBackend(events, new VmBackend.Settings(root, (r, pod) -> {
+        VmTaskBackend backend = new VmTaskBackend(events, new VmTaskBackend.Settings(root, (r, pod) -> {
             throw new AssertionError("no monitor may start");
         }, Duration.ofSeconds(5), null));
         Path empty = Files.createDirectories(dir.resolve("empty"));
