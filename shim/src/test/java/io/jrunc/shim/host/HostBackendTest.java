@@ -380,4 +380,26 @@ class HostBackendTest {
         assertEquals(1, events.exitsOf(unstarted.id, "").size());
         assertGone(unstarted);
     }
+
+    @Test
+    void orphansAreReapedByTheShimAndTheJdksChildrenKeepTheirStatus() throws Exception {
+        // a container in the host's pid namespace whose shell leaves a child behind when it exits
+        TestBundle b = bundle("orphan").sh("sleep 2 & echo $! > /tmp/orphan; exit 0").hostPidNamespace();
+        Process jdkChild = new ProcessBuilder("sh", "-c", "sleep 2.5; exit 5").start();
+        assertEquals(0, run(b).status());
+        int orphan = Integer.parseInt(Files.readString(b.tree.resolve("tmp/orphan")).trim());
+        Path status = Path.of("/proc", Integer.toString(orphan), "status");
+        String parent = Files.readAllLines(status).stream().filter(l -> l.startsWith("PPid:")).findFirst().orElseThrow();
+        assertEquals(ProcessHandle.current().pid(), Long.parseLong(parent.substring(5).trim()),
+                "the orphan is re-parented to the shim, its subreaper");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (Files.exists(status) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertFalse(Files.exists(status), "the orphan was reaped, not left a zombie");
+        assertEquals(5, jdkChild.waitFor(), "the JDK's own child kept its exit status");
+        backend.delete(b.id, "");
+        assertEquals(1, events.exitsOf(b.id, "").size());
+        assertGone(b);
+    }
 }
