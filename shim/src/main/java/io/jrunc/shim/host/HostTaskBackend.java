@@ -49,7 +49,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * gets a state root of its own, {@code BASE/NAMESPACE} ({@code /run/containerd/jrunc/NS} by default),
  * so {@code jrunc --root /run/containerd/jrunc/NS list} shows its tasks.
  */
-public final class HostBackend implements TaskBackend {
+public final class HostTaskBackend implements TaskBackend {
     /** Where the state roots of the namespaces are by default, as containerd's runc shim uses /run/containerd/runc. */
     public static final Path DEFAULT_BASE = Path.of("/run/containerd/jrunc");
     private static final Object RESERVED = new Object();
@@ -63,12 +63,37 @@ public final class HostBackend implements TaskBackend {
     private final OrphanSweep orphans;
     private final OomWatch oom;
 
-    public HostBackend(TaskEvents events) {
+    public HostTaskBackend(TaskEvents events) {
         this(events, DEFAULT_BASE);
     }
 
+    /**
+     * With the settings of the runtime options' {@code [host]} table: {@code root}, an absolute
+     * directory for the per-namespace state roots (default /run/containerd/jrunc).
+     */
+    public HostTaskBackend(TaskEvents events, Map<String, String> settings) {
+        this(events, base(settings));
+    }
+
+    private static Path base(Map<String, String> settings) {
+        for (String key : settings.keySet()) {
+            if (!key.equals("root")) {
+                throw new IllegalArgumentException("host." + key + ": unknown setting (the host back end takes root)");
+            }
+        }
+        String root = settings.get("root");
+        if (root == null) {
+            return DEFAULT_BASE;
+        }
+        Path path = Path.of(root);
+        if (!path.isAbsolute() || !path.normalize().equals(path)) {
+            throw new IllegalArgumentException("host.root: " + root + " is not an absolute, normalised path");
+        }
+        return path;
+    }
+
     /** With {@code base} holding the per-namespace state roots (tests use a temporary one). */
-    public HostBackend(TaskEvents events, Path base) {
+    public HostTaskBackend(TaskEvents events, Path base) {
         this.events = events;
         this.base = base;
         this.scratch = base.resolve(".shim-" + ProcessHandle.current().pid());

@@ -40,13 +40,13 @@ import org.junit.jupiter.api.Timeout;
  * containers in a row, and creates that fail leaving nothing.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class HostBackendTest {
+class HostTaskBackendTest {
     private static final String NS = "shimtest";
     private static final Path CGROUP_V1 = Path.of("/sys/fs/cgroup");
     private static Path base;
     private static Path bundles;
     private static RecordedEvents events;
-    private static HostBackend backend;
+    private static HostTaskBackend backend;
 
     @BeforeAll
     static void setUp() throws IOException {
@@ -55,7 +55,7 @@ class HostBackendTest {
         base = Files.createTempDirectory(Path.of("/run"), "jrunc-shim-host-");
         bundles = Files.createTempDirectory("jrunc-shim-bundles-");
         events = new RecordedEvents();
-        backend = new HostBackend(events, base);
+        backend = new HostTaskBackend(events, base);
     }
 
     @AfterAll
