@@ -16,7 +16,7 @@ public final class CgroupV2 extends Cgroup {
         super(location, files);
     }
 
-    private Path dir() {
+    Path dir() {
         return location().directory("");
     }
 

@@ -98,7 +98,7 @@ public final class HostTaskBackend implements TaskBackend {
         this.base = base;
         this.scratch = base.resolve(".shim-" + ProcessHandle.current().pid());
         this.orphans = OrphanSweep.start();
-        this.oom = OomWatch.start(this::checkOom);
+        this.oom = new OomWatch(this::checkOom);
     }
 
     // ---- create ----
@@ -160,7 +160,7 @@ public final class HostTaskBackend implements TaskBackend {
             HostTask task = new HostTask(id, root, bundle, mounts, init);
             watch(init);
             tasks.put(id, task);
-            oom.add(task);
+            oom.add(task, oomNotifier(root, id));
             created = true;
             return pid;
         } catch (RuntimeException e) {
@@ -219,9 +219,9 @@ public final class HostTaskBackend implements TaskBackend {
             if (p.io != null) {
                 p.io.awaitOutput(2000);
             }
-            if (p.exit.complete(done)) {
-                events.exited(p.taskId, p.execId, done);
-            }
+            // the sink hears of it before a Wait returns it: one watch per process, so exactly once
+            events.exited(p.taskId, p.execId, done);
+            p.exit.complete(done);
         });
     }
 
@@ -633,11 +633,16 @@ public final class HostTaskBackend implements TaskBackend {
         deleteQuietly(scratch);
     }
 
-    /** The OOM watch's look at one task: an oom_kill counter that went up is one event. */
-    private void checkOom(HostTask task) {
-        if (task.init.exited() && tasks.get(task.id) != task) {
-            return;
+    private static io.jrunc.cgroups.OomNotifier oomNotifier(Path root, String id) {
+        try (Container container = Container.load(root, id)) {
+            return container.oomNotifier();
+        } catch (RuntimeException e) {
+            return null; // the counter is still looked at once a second
         }
+    }
+
+    /** The OOM watch's look at one task: an oom_kill counter that went up is one event. */
+    private synchronized void checkOom(HostTask task) {
         long kills;
         try (Container container = Container.load(task.root, task.id)) {
             kills = container.oomEvents().oomKill();

@@ -77,8 +77,24 @@ class HostTaskBackendTest {
         }
     }
 
+    /** Tasks of a test that failed half-way: killed and deleted, so that the next tests start clean. */
+    private static final List<String> ids = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     @AfterEach
     void nothingMounted() throws IOException {
+        for (String id : ids) {
+            try {
+                backend.kill(id, "", 9, true);
+            } catch (RpcException e) {
+                // deleted by the test, as it should be
+            }
+            try {
+                backend.delete(id, "");
+            } catch (RpcException e) {
+                // deleted by the test
+            }
+        }
+        ids.clear();
         if (bundles != null) {
             assertFalse(Files.readString(Path.of("/proc/self/mountinfo")).contains(bundles.toString()),
                     "a rootfs is still mounted");
@@ -97,6 +113,7 @@ class HostTaskBackendTest {
     }
 
     private static TestBundle bundle(String id) throws IOException {
+        ids.add(id);
         return new TestBundle(bundles, id);
     }
 
@@ -138,7 +155,15 @@ class HostTaskBackendTest {
         assertEquals(TaskStatus.Phase.CREATED, backend.state(b.id, "").phase());
         assertTrue(Files.isDirectory(base.resolve(NS).resolve(b.id)), "state under the namespace's root");
         assertEquals(pid, backend.start(b.id, ""));
-        ProcessExit exit = backend.await(b.id, "");
+        ProcessExit exit;
+        events.exitDelayMillis = 300;
+        try {
+            exit = backend.await(b.id, "");
+            // the sink heard of the exit before Wait answered, however slow it is
+            assertEquals(1, events.exitsOf(b.id, "").size());
+        } finally {
+            events.exitDelayMillis = 0;
+        }
         assertEquals(7, exit.status());
         assertEquals(pid, exit.pid());
         assertEquals(TaskStatus.Phase.STOPPED, backend.state(b.id, "").phase());
