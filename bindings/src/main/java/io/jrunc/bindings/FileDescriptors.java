@@ -26,7 +26,7 @@ public final class FileDescriptors {
     public static final int AT_FDCWD = -100;
     public static final int F_GETFD = 1, F_SETFD = 2, F_GETFL = 3, F_SETFL = 4, FD_CLOEXEC = 1,
             F_DUPFD_CLOEXEC = 1030;
-    public static final short POLLIN = 1, POLLPRI = 2, POLLOUT = 4, POLLERR = 8, POLLHUP = 16, POLLNVAL = 32;
+    public static final short POLLIN = 1, POLLOUT = 4, POLLERR = 8, POLLHUP = 16, POLLNVAL = 32;
     public static final int S_IFIFO = 0010000, S_IFCHR = 0020000, S_IFDIR = 0040000, S_IFBLK = 0060000,
             S_IFREG = 0100000;
 
@@ -50,10 +50,6 @@ public final class FileDescriptors {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
     private static final NativeFunction CHOWN = Downcall.function("chown",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-    private static final NativeFunction LSEEK = Downcall.function("lseek",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final NativeFunction EVENTFD = Downcall.function("eventfd",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final NativeFunction POLL = Downcall.function("poll",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
 
@@ -110,19 +106,6 @@ public final class FileDescriptors {
 
     public static void dup3(int oldFd, int newFd, int flags) {
         Calls.checked(DUP3, "dup3", oldFd + " to " + newFd, oldFd, newFd, flags);
-    }
-
-    /** lseek(fd, 0, SEEK_SET): back to the start, to read a file again from its first byte. */
-    public static void lseekStart(int fd) {
-        Calls.checked(LSEEK, "lseek", "fd " + fd, fd, 0L, 0);
-    }
-
-    /** eventfd(2) flags. */
-    public static final int EFD_CLOEXEC = 02000000, EFD_NONBLOCK = 04000;
-
-    /** eventfd(2): a counter that read(2) takes (8 bytes) and that the kernel or a writer adds to. */
-    public static int eventfd(int initialValue, int flags) {
-        return Calls.checked(EVENTFD, "eventfd", null, initialValue, flags);
     }
 
     /** pipe2(2): returns {read end, write end}. */

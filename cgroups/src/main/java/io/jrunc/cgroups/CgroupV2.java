@@ -16,7 +16,7 @@ public final class CgroupV2 extends Cgroup {
         super(location, files);
     }
 
-    Path dir() {
+    private Path dir() {
         return location().directory("");
     }
 

@@ -226,20 +226,4 @@ class CgroupResourcesKernelTest {
             }
         }
     }
-
-    @Test
-    void theOomNotifierWakesWhenTheCgroupKillsForMemory() throws Exception {
-        Cgroup cgroup = create();
-        cgroup.apply(new LinuxResources(null,
-                new LinuxMemory(16 * M, null, 16 * M, null, null, null, null, null, null),
-                null, null, null, null, null, null, null));
-        try (OomNotifier notifier = OomNotifier.open(cgroup)) {
-            assertFalse(notifier.await(300), "no OOM yet, no wake-up");
-            Process hog = placedShell(cgroup, "exec tail /dev/zero");
-            assertTrue(notifier.await(30_000), "the notifier woke for the OOM");
-            assertTrue(hog.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
-            assertEquals(137, hog.exitValue());
-        }
-        assertTrue(cgroup.oomEvents().oomKill() >= 1, "counted: " + cgroup.oomEvents());
-    }
 }

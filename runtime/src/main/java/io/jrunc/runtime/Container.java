@@ -147,15 +147,6 @@ public final class Container implements AutoCloseable {
         }
     }
 
-    /** A notifier that wakes when the container's cgroup may have had an OOM kill; null without a memory cgroup. */
-    public io.jrunc.cgroups.OomNotifier oomNotifier() {
-        try {
-            return io.jrunc.cgroups.OomNotifier.open(cgroup());
-        } catch (CgroupException e) {
-            throw new ContainerException("unable to watch OOM events: " + e.getMessage(), e);
-        }
-    }
-
     /** The resources in force: those of the last update, else the config's (with the device rules). */
     public io.jrunc.spec.LinuxResources resources() {
         Path stored = dir.path().resolve("resources.json");

@@ -98,7 +98,7 @@ public final class HostTaskBackend implements TaskBackend {
         this.base = base;
         this.scratch = base.resolve(".shim-" + ProcessHandle.current().pid());
         this.orphans = OrphanSweep.start();
-        this.oom = new OomWatch(this::checkOom);
+        this.oom = OomWatch.start(this::checkOom);
     }
 
     // ---- create ----
@@ -160,7 +160,7 @@ public final class HostTaskBackend implements TaskBackend {
             HostTask task = new HostTask(id, root, bundle, mounts, init);
             watch(init);
             tasks.put(id, task);
-            oom.add(task, oomNotifier(root, id));
+            oom.add(task);
             created = true;
             return pid;
         } catch (RuntimeException e) {
@@ -631,14 +631,6 @@ public final class HostTaskBackend implements TaskBackend {
             }
         }
         deleteQuietly(scratch);
-    }
-
-    private static io.jrunc.cgroups.OomNotifier oomNotifier(Path root, String id) {
-        try (Container container = Container.load(root, id)) {
-            return container.oomNotifier();
-        } catch (RuntimeException e) {
-            return null; // the counter is still looked at once a second
-        }
     }
 
     /** The OOM watch's look at one task: an oom_kill counter that went up is one event. */
