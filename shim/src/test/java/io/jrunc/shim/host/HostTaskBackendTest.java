@@ -139,12 +139,26 @@ class HostTaskBackendTest {
         assertThrows(RpcException.class, () -> backend.state(b.id, ""));
     }
 
-    private static String readAll(Path fifo) {
-        try (InputStream in = new FileInputStream(fifo.toFile())) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new RuntimeException(e);
-        }
+    /**
+     * Opens the fifo for reading now (after create, the waiting process holds its write end, so the
+     * open returns at once; opened after the process ended it would wait for a writer for ever) and
+     * reads it to end of file on a thread of its own.
+     */
+    private static CompletableFuture<byte[]> reader(Path fifo) throws IOException {
+        InputStream in = new FileInputStream(fifo.toFile());
+        CompletableFuture<byte[]> all = new CompletableFuture<>();
+        Thread.ofPlatform().daemon(true).start(() -> {
+            try (in) {
+                all.complete(in.readAllBytes());
+            } catch (IOException e) {
+                all.completeExceptionally(e);
+            }
+        });
+        return all;
+    }
+
+    private static CompletableFuture<String> textReader(Path fifo) throws IOException {
+        return reader(fifo).thenApply(b -> new String(b, StandardCharsets.UTF_8));
     }
 
     @Test
@@ -205,8 +219,8 @@ class HostTaskBackendTest {
         Path out = b.fifo("stdout");
         Path err = b.fifo("stderr");
         backend.create(b.create(NS, new TaskRequests.Stdio("", out.toString(), err.toString(), false)));
-        CompletableFuture<byte[]> o = CompletableFuture.supplyAsync(() -> readBytes(out));
-        CompletableFuture<byte[]> e = CompletableFuture.supplyAsync(() -> readBytes(err));
+        CompletableFuture<byte[]> o = reader(out);
+        CompletableFuture<byte[]> e = reader(err);
         backend.start(b.id, "");
         assertArrayEquals(data, o.get(60, TimeUnit.SECONDS));
         assertArrayEquals(data, e.get(60, TimeUnit.SECONDS));
@@ -215,21 +229,13 @@ class HostTaskBackendTest {
         assertGone(b);
     }
 
-    private static byte[] readBytes(Path fifo) {
-        try (InputStream in = new FileInputStream(fifo.toFile())) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new RuntimeException(e);
-        }
-    }
-
     @Test
     void stdinIsPipedThroughAndClosedOnRequest() throws Exception {
         TestBundle b = bundle("stdin").sh("tr a-z A-Z; echo done");
         Path in = b.fifo("stdin");
         Path out = b.fifo("stdout");
         backend.create(b.create(NS, new TaskRequests.Stdio(in.toString(), out.toString(), "", false)));
-        CompletableFuture<String> o = CompletableFuture.supplyAsync(() -> readAll(out));
+        CompletableFuture<String> o = textReader(out);
         backend.start(b.id, "");
         try (FileOutputStream w = new FileOutputStream(in.toFile())) {
             w.write("hello shim\n".getBytes(StandardCharsets.UTF_8));
@@ -287,8 +293,9 @@ class HostTaskBackendTest {
         Path out = b.fifo("tty-out");
         backend.exec(new TaskRequests.Exec(b.id, "tty", new TaskRequests.Stdio(in.toString(), out.toString(), "", true),
                 terminalProcess("sh", "-c", "stty size; read line; stty size")));
-        CompletableFuture<String> o = CompletableFuture.supplyAsync(() -> readAll(out));
         backend.start(b.id, "tty");
+        // the exec's streams exist from its start; it waits for a line, so its terminal is still open
+        CompletableFuture<String> o = textReader(out);
         Thread.sleep(300);
         backend.resizePty(b.id, "tty", 100, 40);
         try (FileOutputStream w = new FileOutputStream(in.toFile())) {
@@ -357,15 +364,29 @@ class HostTaskBackendTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void twoHundredShortContainersEachReportOneExit() throws Exception {
+        long fdsBefore = openDescriptors();
         for (int i = 0; i < 200; i++) {
-            TestBundle b = bundle("short" + i).sh("exit " + (i % 5));
-            assertEquals(i % 5, run(b).status());
+            TestBundle b = bundle("short" + i).sh("echo " + i + "; exit " + (i % 5));
+            Path out = b.fifo("stdout");
+            backend.create(b.create(NS, new TaskRequests.Stdio("", out.toString(), "", false)));
+            CompletableFuture<String> o = textReader(out);
+            backend.start(b.id, "");
+            assertEquals(i % 5, backend.await(b.id, "").status());
+            assertEquals(i + "\n", o.get(10, TimeUnit.SECONDS));
             assertEquals(i % 5, backend.delete(b.id, "").status());
             List<RecordedEvents.Exit> exits = events.exitsOf(b.id, "");
             assertEquals(1, exits.size(), b.id + ": " + exits);
             assertGone(b);
             removeTree(b.dir);
             removeTree(b.tree);
+        }
+        // each task's descriptors (fifos, pipes, console sockets) went with it
+        assertTrue(openDescriptors() < fdsBefore + 20, "descriptors before " + fdsBefore + ", after " + openDescriptors());
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
         }
     }
 
