@@ -448,4 +448,31 @@ class HostTaskBackendTest {
         assertEquals(1, events.exitsOf(b.id, "").size());
         assertGone(b);
     }
+
+    @Test
+    void aTaskWithATerminalGetsItsInputOutputAndSize() throws Exception {
+        TestBundle b = bundle("tty").terminal().sh("stty size; read line; echo got $line; stty size");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) b.config.get("process")).putObject("consoleSize")
+                .put("height", 24).put("width", 80);
+        b.write();
+        Path in = b.fifo("stdin");
+        Path out = b.fifo("stdout");
+        backend.create(b.create(NS, new TaskRequests.Stdio(in.toString(), out.toString(), "", true)));
+        CompletableFuture<String> o = textReader(out);
+        backend.start(b.id, "");
+        Thread.sleep(300);
+        backend.resizePty(b.id, "", 120, 50);
+        try (FileOutputStream w = new FileOutputStream(in.toFile())) {
+            w.write("hello\n".getBytes(StandardCharsets.UTF_8));
+        }
+        assertEquals(0, backend.await(b.id, "").status());
+        String seen = o.get(30, TimeUnit.SECONDS);
+        assertTrue(seen.contains("24 80"), "size before: " + seen);
+        assertTrue(seen.contains("got hello"), "input through the terminal: " + seen);
+        assertTrue(seen.contains("50 120"), "size after the resize: " + seen);
+        RpcException noTerminal = assertThrows(RpcException.class, () -> backend.resizePty("nosuch", "", 1, 1));
+        assertEquals(Code.NOT_FOUND, noTerminal.code());
+        backend.delete(b.id, "");
+        assertGone(b);
+    }
 }
