@@ -334,6 +334,7 @@ public final class HostTaskBackend implements TaskBackend {
                 io.attachTerminal(task.id + "/" + p.execId, receiveMaster(console, "exec " + p.execId));
             }
             p.io = io;
+            p.pidfd = Processes.pidfdOpen(pid);
             p.pid = pid;
             watch(p);
             done = true;
@@ -423,15 +424,14 @@ public final class HostTaskBackend implements TaskBackend {
             throw new RpcException(Code.FAILED_PRECONDITION, "exec " + execId + " of task " + id + " was not started");
         }
         synchronized (p) {
-            if (p.exited()) {
+            if (p.exited() || p.pidfd < 0) {
                 throw new RpcException(Code.NOT_FOUND, "process already finished");
             }
             try {
-                // not yet collected: the pid is still this process's (a zombie's at worst)
-                Processes.kill(p.pid, signal);
+                Processes.pidfdSendSignal(p.pidfd, signal);
             } catch (ErrnoException e) {
                 throw new RpcException(e.is(Errno.ESRCH) ? Code.NOT_FOUND : Code.INVALID_ARGUMENT,
-                        "kill " + execId + ": " + e.getMessage());
+                        e.is(Errno.ESRCH) ? "process already finished" : "kill " + execId + ": " + e.getMessage());
             }
         }
     }
@@ -455,9 +455,7 @@ public final class HostTaskBackend implements TaskBackend {
                 throw new RpcException(Code.FAILED_PRECONDITION, "exec " + execId + " of task " + id + " is running");
             }
             task.execs.remove(execId, p);
-            if (p.io != null) {
-                p.io.close();
-            }
+            release(p);
             return p.started() ? p.exit.join() : new ProcessExit(0, 0, Instant.now());
         }
         synchronized (task) {
@@ -478,9 +476,7 @@ public final class HostTaskBackend implements TaskBackend {
             ProcessExit exit = awaitQuietly(init, 15_000);
             for (HostProcess p : task.execs.values()) {
                 awaitQuietly(p, 2_000);
-                if (p.io != null) {
-                    p.io.close();
-                }
+                release(p);
             }
             if (init.io != null) {
                 init.io.close();
@@ -488,6 +484,17 @@ public final class HostTaskBackend implements TaskBackend {
             RootfsMounts.unmount(task.mounts);
             tasks.remove(id, task);
             return exit;
+        }
+    }
+
+    /** An exec's streams and pidfd closed (its record is going). */
+    private static void release(HostProcess p) {
+        synchronized (p) {
+            if (p.io != null) {
+                p.io.close();
+            }
+            FileDescriptors.closeQuietly(p.pidfd);
+            p.pidfd = -1;
         }
     }
 
@@ -623,11 +630,7 @@ public final class HostTaskBackend implements TaskBackend {
                 if (t.init.io != null) {
                     t.init.io.close();
                 }
-                t.execs.values().forEach(p -> {
-                    if (p.io != null) {
-                        p.io.close();
-                    }
-                });
+                t.execs.values().forEach(HostTaskBackend::release);
             }
         }
         deleteQuietly(scratch);

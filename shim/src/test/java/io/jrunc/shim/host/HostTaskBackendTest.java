@@ -287,6 +287,7 @@ class HostTaskBackendTest {
         backend.start(b.id, "term");
         backend.kill(b.id, "term", 15, false);
         assertEquals(143, backend.await(b.id, "term").status());
+        assertEquals(Code.NOT_FOUND, assertThrows(RpcException.class, () -> backend.kill(b.id, "term", 9, false)).code());
         backend.delete(b.id, "term");
 
         Path in = b.fifo("tty-in");
