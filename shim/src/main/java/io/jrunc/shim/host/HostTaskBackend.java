@@ -182,6 +182,31 @@ public final class HostTaskBackend implements TaskBackend {
         }
     }
 
+    /**
+     * What containerd's {@code shim delete} needs after a shim died: the task's container, in the
+     * state root of its namespace under {@code base}, deleted with the runtime library (every process
+     * of its cgroup SIGKILLed, the cgroup and the state directory removed; a create that died half-way
+     * undone from its journal). The rootfs is the caller's to unmount. Returns the init's pid, 0 when
+     * no state was left to tell it.
+     */
+    public static int deleteAfterDeadShim(Path base, String namespace, String id) throws RpcException {
+        validateId("namespace", namespace);
+        validateId("id", id);
+        Path root = base.resolve(namespace);
+        try (Container container = Container.load(root, id)) {
+            int pid = container.state().pid();
+            container.delete(true);
+            return pid;
+        } catch (ContainerException e) {
+            try {
+                io.jrunc.runtime.ContainerDirectory.removeHalfCreated(root, id);
+            } catch (ContainerException | java.io.UncheckedIOException e2) {
+                throw new RpcException(Code.INTERNAL, "delete " + id + ": " + e2.getMessage());
+            }
+            return 0;
+        }
+    }
+
     private static void validateId(String field, String value) throws RpcException {
         try {
             ContainerId.validate(value);

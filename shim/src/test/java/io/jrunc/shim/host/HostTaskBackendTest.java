@@ -476,4 +476,26 @@ class HostTaskBackendTest {
         backend.delete(b.id, "");
         assertGone(b);
     }
+
+    @Test
+    void aDeadShimsTaskIsDeletedFromItsStateAlone() throws Exception {
+        TestBundle b = bundle("deadshim").sh("sleep 100");
+        int pid = backend.create(b.create(NS, NO_STDIO));
+        backend.start(b.id, "");
+        // what containerd's `shim delete` does once this shim is gone: only the state root is left to go by
+        assertEquals(pid, HostTaskBackend.deleteAfterDeadShim(base, NS, b.id));
+        assertEquals(137, backend.await(b.id, "").status());
+        assertFalse(Files.exists(base.resolve(NS).resolve(b.id)), "state directory");
+        try (Stream<Path> hierarchies = Files.list(CGROUP_V1)) {
+            for (Path hierarchy : hierarchies.toList()) {
+                assertFalse(Files.exists(Path.of(hierarchy + b.cgroupsPath())), "cgroup " + hierarchy + b.cgroupsPath());
+            }
+        }
+        assertEquals(0, HostTaskBackend.deleteAfterDeadShim(base, NS, b.id), "nothing left the second time");
+        assertEquals(Code.INVALID_ARGUMENT,
+                assertThrows(RpcException.class, () -> HostTaskBackend.deleteAfterDeadShim(base, "../x", "y")).code());
+        // this (living) shim's record goes too, unmounting the rootfs
+        backend.delete(b.id, "");
+        assertGone(b);
+    }
 }
