@@ -8,6 +8,7 @@ import io.jrunc.agent.api.pb.v1.ExitStatus;
 import io.jrunc.agent.api.pb.v1.ProcessSpec;
 import io.jrunc.agent.api.pb.v1.User;
 import io.jrunc.shim.ProcessExit;
+import io.jrunc.shim.RootfsMounts;
 import io.jrunc.shim.TaskBackend;
 import io.jrunc.shim.TaskEvents;
 import io.jrunc.shim.TaskRequests;
