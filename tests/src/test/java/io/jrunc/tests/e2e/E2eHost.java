@@ -288,6 +288,12 @@ final class E2eHost {
      * output to {@code log}. The caller waits for it in its own way.
      */
     static Process startContainerd(Path dir, Path socket, Path config, Path log) throws IOException {
+        return startContainerd(dir, socket, config, log, Map.of());
+    }
+
+    /** As above, with {@code env} added to containerd's environment (a PATH where a shim is found). */
+    static Process startContainerd(Path dir, Path socket, Path config, Path log, Map<String, String> env)
+            throws IOException {
         Files.writeString(config, """
                 version = 2
                 root = "%1$s/root"
@@ -300,8 +306,10 @@ final class E2eHost {
                 [plugins."io.containerd.internal.v1.opt"]
                   path = "%1$s/opt"
                 """.formatted(dir, socket));
-        return new ProcessBuilder("containerd", "--config", config.toString())
+        ProcessBuilder pb = new ProcessBuilder("containerd", "--config", config.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile())
-                .redirectInput(Path.of("/dev/null").toFile()).start();
+                .redirectInput(Path.of("/dev/null").toFile());
+        pb.environment().putAll(env);
+        return pb.start();
     }
 }
