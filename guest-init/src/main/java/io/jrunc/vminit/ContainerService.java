@@ -6,6 +6,7 @@ import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
 import io.jrunc.bindings.Signals;
+import io.jrunc.runtime.ConsoleHandoff;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerCreator;
 import io.jrunc.runtime.ContainerException;

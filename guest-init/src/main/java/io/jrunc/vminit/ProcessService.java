@@ -8,6 +8,7 @@ import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Processes;
 import io.jrunc.bindings.Signals;
 import io.jrunc.bindings.Terminals;
+import io.jrunc.runtime.ConsoleHandoff;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.ContainerExec;
@@ -31,6 +32,8 @@ import java.util.concurrent.ExecutionException;
  */
 final class ProcessService {
     private static final Path PID_FILES = Path.of("/run/jrunc-vminit/exec");
+    /** Where an exec's console socket listens for the pty master the runtime library sends. */
+    private static final Path CONSOLE_SOCKETS = Path.of("/run/jrunc-vminit/console");
     /**
      * Names each exec's console socket and pid file. Not the ids: container "a" with exec "b.c" and
      * container "a.b" with exec "c" would share "a.b.c", and one exec would take the other's terminal
@@ -137,7 +140,7 @@ final class ProcessService {
         boolean done = false;
         try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
             if (terminal) {
-                console = ConsoleHandoff.listener(handle);
+                console = ConsoleHandoff.listener(CONSOLE_SOCKETS, handle);
             } else {
                 io = ProcessIo.pipes(name);
             }

@@ -17,7 +17,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 /**
  * ROOT/ID: a container's state directory. Creating it is the atomic step that decides which of two
  * concurrent creates of one ID wins (mkdir either succeeds or fails with EEXIST). Every command that
- * changes a container holds an exclusive lock on ROOT/ID/lock while it works.
+ * changes a container holds an exclusive lock on ROOT/ID/lock while it works. Within one JVM (a
+ * long-lived caller such as the containerd shim, where calls for one container arrive on several
+ * threads at once) the holders also queue on an in-process lock first: a second {@code FileChannel.lock}
+ * on the same file from the same JVM does not wait, it throws OverlappingFileLockException.
  */
 public final class ContainerDirectory implements AutoCloseable {
     public static final Path DEFAULT_ROOT = Path.of("/run/jrunc");
@@ -25,6 +28,15 @@ public final class ContainerDirectory implements AutoCloseable {
     private final Path dir;
     private FileChannel lockChannel;
     private FileLock lock;
+    private InProcessLock inProcess;
+
+    /** The in-process half of a directory's lock, shared by the JVM's holders and waiters, then dropped. */
+    private static final class InProcessLock {
+        final java.util.concurrent.Semaphore permit = new java.util.concurrent.Semaphore(1);
+        int users;
+    }
+
+    private static final java.util.Map<Path, InProcessLock> IN_PROCESS = new java.util.HashMap<>();
 
     private ContainerDirectory(Path dir) {
         this.dir = dir;
@@ -62,13 +74,34 @@ public final class ContainerDirectory implements AutoCloseable {
     }
 
     private void lock() {
+        synchronized (IN_PROCESS) {
+            inProcess = IN_PROCESS.computeIfAbsent(dir, d -> new InProcessLock());
+            inProcess.users++;
+        }
+        inProcess.permit.acquireUninterruptibly();
         try {
             lockChannel = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             lock = lockChannel.lock();
         } catch (NoSuchFileException e) {
+            releaseInProcess();
             throw ContainerException.notExists();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        } catch (IOException | RuntimeException e) {
+            releaseInProcess();
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+        }
+    }
+
+    private void releaseInProcess() {
+        InProcessLock held = inProcess;
+        if (held == null) {
+            return;
+        }
+        inProcess = null;
+        held.permit.release();
+        synchronized (IN_PROCESS) {
+            if (--held.users == 0) {
+                IN_PROCESS.remove(dir, held);
+            }
         }
     }
 
@@ -160,6 +193,8 @@ public final class ContainerDirectory implements AutoCloseable {
             }
         } catch (IOException ignored) {
             // the lock goes with the descriptor anyway
+        } finally {
+            releaseInProcess();
         }
     }
 }

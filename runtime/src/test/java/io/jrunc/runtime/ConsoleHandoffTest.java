@@ -1,4 +1,4 @@
-package io.jrunc.vminit;
+package io.jrunc.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.jrunc.vminit;
+package io.jrunc.runtime;
 
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
@@ -9,19 +9,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The console socket protocol (go-runc's: the pty's name as data, its master as SCM_RIGHTS) with the
- * agent on both ends: the runtime library makes the pty inside the container and sends the master,
- * which the agent keeps as the process's terminal. Create takes a connected socket (a socketpair's
- * end); exec takes a path, so a listener is made for it.
+ * The console socket protocol (go-runc's: the pty's name as data, its master as SCM_RIGHTS) with a
+ * long-lived creator on both ends (the guest agent, the containerd shim): the runtime library makes
+ * the pty inside the container and sends the master, which the creator keeps as the process's
+ * terminal. Create takes a connected socket (a socketpair's end, {@link CreateOptions#consoleFd});
+ * exec takes a path, so a listener is made for it.
  */
-final class ConsoleHandoff implements AutoCloseable {
+public final class ConsoleHandoff implements AutoCloseable {
     /**
      * How long the agent waits for the master. The runtime sends it before create or exec returns, so
      * it is there at once; the limit is for a runtime that never sends, which must not hold the call
      * (and the container's process it made) for ever.
      */
-    static final Duration LIMIT = Duration.ofSeconds(10);
-    private static final Path SOCKETS = Path.of("/run/jrunc-vminit/console");
+    public static final Duration LIMIT = Duration.ofSeconds(10);
     private final int runtimeEnd;
     private final int agentEnd;
     private final Path path;
@@ -33,33 +33,29 @@ final class ConsoleHandoff implements AutoCloseable {
     }
 
     /** For create: a connected pair; {@link #runtimeEnd()} goes to CreateOptions.consoleFd. */
-    static ConsoleHandoff pair() {
+    public static ConsoleHandoff pair() {
         int[] pair = UnixSockets.pair(UnixSockets.SOCK_STREAM);
         return new ConsoleHandoff(pair[0], pair[1], null);
     }
 
-    /** For exec: a listening socket at {@link #path()}. */
-    static ConsoleHandoff listener(String name) throws java.io.IOException {
-        return listener(SOCKETS, name);
-    }
-
-    static ConsoleHandoff listener(Path directory, String name) throws java.io.IOException {
+    /** For exec: a listening socket at {@link #path()}, {@code directory/name.sock}. */
+    public static ConsoleHandoff listener(Path directory, String name) throws java.io.IOException {
         Files.createDirectories(directory);
         Path path = directory.resolve(name + ".sock");
         Files.deleteIfExists(path);
         return new ConsoleHandoff(-1, UnixSockets.listen(path.toString()), path);
     }
 
-    int runtimeEnd() {
+    public int runtimeEnd() {
         return runtimeEnd;
     }
 
-    Path path() {
+    public Path path() {
         return path;
     }
 
     /** The pty master the runtime sent, waiting at most {@link #LIMIT}. */
-    int receiveMaster() {
+    public int receiveMaster() {
         return receiveMaster(LIMIT);
     }
 
@@ -67,7 +63,7 @@ final class ConsoleHandoff implements AutoCloseable {
      * The pty master the runtime sent, waiting at most {@code limit} for the connection (exec) and the
      * message together; IllegalStateException saying what did not come.
      */
-    int receiveMaster(Duration limit) {
+    public int receiveMaster(Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         int socket = agentEnd;
         boolean accepted = false;

@@ -1,0 +1,29 @@
+package io.jrunc.shim.host;
+
+import io.jrunc.shim.ProcessExit;
+import io.jrunc.shim.TaskEvents;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** What a back end reported, in order. */
+final class RecordedEvents implements TaskEvents {
+    record Exit(String id, String execId, ProcessExit exit) {
+    }
+
+    final List<Exit> exits = new CopyOnWriteArrayList<>();
+    final List<String> ooms = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void exited(String id, String execId, ProcessExit exit) {
+        exits.add(new Exit(id, execId, exit));
+    }
+
+    @Override
+    public void oom(String id) {
+        ooms.add(id);
+    }
+
+    List<Exit> exitsOf(String id, String execId) {
+        return exits.stream().filter(e -> e.id().equals(id) && e.execId().equals(execId)).toList();
+    }
+}
