@@ -75,12 +75,13 @@ public final class ShimServer {
         try {
             // Shutdown's answer first: containerd waits for it before it closes the connection.
             Thread.sleep(50);
+            // No new caller finds this shim; then the last events (the delete) go out.
+            server.close();
+            removeSocket();
             publisher.drain(Duration.ofSeconds(10));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        server.close();
-        removeSocket();
         try {
             backend.close();
         } catch (RuntimeException e) {
