@@ -95,7 +95,9 @@ class ShimTest {
                 }
             }
         } finally {
-            // a shim's command line names this containerd's socket, under the work directory
+            // a shim's command line names this containerd's socket, under the work directory; a shim
+            // ends shortly after its Shutdown (its last events sent), so it is given a moment
+            E2eHost.eventually(20, () -> E2eHost.processesMentioning(work.toString()).isEmpty());
             List<String> leftovers = E2eHost.killProcessesMentioning(work.toString());
             List<String> mounts = E2eHost.unmountUnder(work, cmd);
             E2eHost.removeCgroupTree("/" + namespace);
@@ -202,39 +204,89 @@ class ShimTest {
 
     // ---- 2: exec ---------------------------------------------------------------------------------
 
-    @Test
-    void execsExitCodeTerminalAndStdin() throws Exception {
-        Command.Result run = cmd.run(ctrRun("exec1", List.of("--detach", "--null-io"), "sleep", "1000"));
+    /** A running task with nothing on its streams, for execs. */
+    private void runSleeping(String id) {
+        Command.Result run = cmd.run(ctrRun(id, List.of("--detach", "--null-io"), "sleep", "1000"));
         assertEquals(0, run.exitCode(), run.describe());
-        assertTrue(E2eHost.eventually(60, () -> taskStatus("exec1").equals("RUNNING")), "task did not start");
+        assertTrue(E2eHost.eventually(60, () -> taskStatus(id).equals("RUNNING")), "task " + id + " did not start");
+    }
 
+    private void killAndDelete(String id) throws Exception {
+        Command.Result kill = cmd.run(ctr("task", "kill", "--signal", "SIGKILL", id));
+        assertEquals(0, kill.exitCode(), kill.describe());
+        assertTrue(E2eHost.eventually(60, () -> taskStatus(id).equals("STOPPED")), "task " + id + " did not stop");
+        Command.Result delete = cmd.run(ctr("task", "delete", id));
+        assertEquals(0, delete.exitCode(), delete.describe());
+        assertEquals(0, cmd.run(ctr("container", "delete", id)).exitCode());
+        assertNothingLeft(id);
+    }
+
+    @Test
+    void anExecsOutputAndExitCode() throws Exception {
+        runSleeping("exec1");
         Command.Result six = cmd.run(exec("exec1", "e1", List.of(), "sh", "-c", "echo from exec; exit 6"));
         assertEquals(6, six.exitCode(), six.describe());
         assertEquals("from exec\n", six.out(), six.describe());
+        killAndDelete("exec1");
+    }
 
-        Command.Result cat = cmd.run(exec("exec1", "e2", List.of(), "sh", "-c", "cat; echo end"), "line one\nline two\n");
+    /** ctr copies its stdin into the exec's stdin fifo and closes it at end of file: cat sees the end. */
+    @Test
+    void anExecsStdinIsPipedThrough() throws Exception {
+        runSleeping("stdin1");
+        Command.Result cat = cmd.run(exec("stdin1", "e1", List.of(), "sh", "-c", "cat; echo end"), "line one\nline two\n");
         assertEquals(0, cat.exitCode(), cat.describe());
         assertEquals("line one\nline two\nend\n", cat.out(), cat.describe());
+        killAndDelete("stdin1");
+    }
 
-        // ctr --tty sizes the pty from its own terminal: script gives it one, of 33 rows and 111 columns
-        String line = "stty rows 33 cols 111; " + String.join(" ", exec("exec1", "e3", List.of("--tty"),
-                "sh", "-c", "'stty size; tty; exit 4'"));
+    /**
+     * ctr --tty sizes the pty from its own terminal (script gives it one, of 33 rows and 111 columns)
+     * with a ResizePty after Start, so the process looks a moment later.
+     */
+    @Test
+    void anExecWithATerminalSeesItsSize() throws Exception {
+        runSleeping("tty1");
+        String line = "stty rows 33 cols 111; " + String.join(" ", exec("tty1", "e1", List.of("--tty"),
+                "sh", "-c", "'sleep 1; stty size; tty; exit 4'"));
         Command.Result tty = cmd.run(List.of("script", "-qec", line, "/dev/null"));
         assertEquals(4, tty.exitCode(), tty.describe());
-        assertTrue(tty.out().contains("33 111\r\n"), tty.describe());
+        assertTrue(tty.out().contains("33 111\r"), tty.describe().replace("\r", "\\r").replace("\n", "\\n"));
         assertTrue(tty.out().contains("/dev/pts/"), tty.describe());
+        killAndDelete("tty1");
+    }
 
-        Command.Result kill = cmd.run(ctr("task", "kill", "--signal", "SIGKILL", "exec1"));
+    /** What a cleanup does (and this class's after each test): kill --all, delete --force, at once. */
+    @Test
+    void aRunningTaskKilledAndForceDeletedLeavesNothing() throws Exception {
+        runSleeping("force1");
+        Command.Result exec = cmd.run(exec("force1", "e1", List.of(), "true"));
+        assertEquals(0, exec.exitCode(), exec.describe());
+        Command.Result tty = cmd.run(List.of("script", "-qec", String.join(" ", exec("force1", "e2", List.of("--tty"), "true")),
+                "/dev/null"));
+        assertEquals(0, tty.exitCode(), tty.describe());
+        Command.Result kill = cmd.run(ctr("task", "kill", "--all", "--signal", "SIGKILL", "force1"));
         assertEquals(0, kill.exitCode(), kill.describe());
-        assertTrue(E2eHost.eventually(60, () -> taskStatus("exec1").equals("STOPPED")), "task did not stop");
-        // 8: an exec into a stopped task is refused with containerd's failed-precondition error
-        Command.Result stopped = cmd.run(exec("exec1", "e4", List.of(), "true"));
+        Command.Result delete = cmd.run(ctr("task", "delete", "--force", "force1"));
+        assertEquals(0, delete.exitCode(), delete.describe());
+        assertEquals(0, cmd.run(ctr("container", "delete", "force1")).exitCode());
+        assertNothingLeft("force1");
+    }
+
+    /** 8: an exec into a stopped task is refused with containerd's failed-precondition error. */
+    @Test
+    void anExecIntoAStoppedTaskIsRefused() throws Exception {
+        Command.Result run = cmd.run(ctrRun("stopped1", List.of("--detach", "--null-io"), "sh", "-c", "exit 3"));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertTrue(E2eHost.eventually(60, () -> taskStatus("stopped1").equals("STOPPED")), "task did not stop");
+        Command.Result stopped = cmd.run(exec("stopped1", "e1", List.of(), "true"));
         assertNotEquals(0, stopped.exitCode(), stopped.describe());
         assertTrue(stopped.err().contains("failed precondition"), stopped.describe());
-        Command.Result delete = cmd.run(ctr("task", "delete", "exec1"));
+        Command.Result delete = cmd.run(ctr("task", "delete", "stopped1"));
         assertEquals(0, delete.exitCode(), delete.describe());
-        assertEquals(0, cmd.run(ctr("container", "delete", "exec1")).exitCode());
-        assertNothingLeft("exec1");
+        assertTrue(delete.err().contains("exit code 3"), delete.describe());
+        assertEquals(0, cmd.run(ctr("container", "delete", "stopped1")).exitCode());
+        assertNothingLeft("stopped1");
     }
 
     // ---- 3: 1 MiB each way -----------------------------------------------------------------------
