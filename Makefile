@@ -21,10 +21,11 @@ JRUNC := $(abspath $(BUILD))/bin/jrunc
 # linux-libc-dev: the bindings' check of the aarch64 syscall numbers reads asm-generic/unistd.h;
 # util-linux: mkswap, the swap header's independent writer, and unshare; bsdutils: script, the tty
 # ctr --tty needs; iproute2: ip and tc, which make the network namespaces and veth pairs of the netlink
-# and `--network ns:` tests and read back what jrunc's netlink calls did.
+# and `--network ns:` tests and read back what jrunc's netlink calls did. containernetworking-plugins: the
+# CNI plugins (bridge, host-local, loopback in /usr/lib/cni) of the CRI test's pods.
 TEST_PACKAGES := busybox-static runc libseccomp2 procps linux-libc-dev util-linux iproute2
 BENCH_PACKAGES := crun
-E2E_PACKAGES := podman containerd buildah bsdutils
+E2E_PACKAGES := podman containerd buildah bsdutils containernetworking-plugins
 # docker.io without its recommends: they include cgroupfs-mount, which would mount every v1 hierarchy
 # (net_cls among them) on the host the cgroup tests describe, and needrestart, which hooks every later
 # apt-get run.
@@ -193,10 +194,13 @@ test-vm: check-jdk build
 
 # The guest's class path comes from this tree's reactor, as the launcher's does (see `launcher`).
 # VM_TESTS=<class names> runs other test classes in the guest (default: scripts/vm-test.sh's list).
+# grpc and what it brings are the CRI client's, which runs on the host only: kept out of the guest's
+# initramfs (about 18 MB).
+GUEST_TEST_EXCLUDES := io.grpc,io.perfmark,com.google.guava,com.google.code.gson,com.google.api.grpc,com.google.android,com.google.code.findbugs,com.google.errorprone,com.google.j2objc,org.codehaus.mojo
 vm-run:
 	@rm -rf $(VM_DIR)/lib
 	@$(MVN) -q -DskipTests -pl tests -am package dependency:copy-dependencies \
-	  -DincludeScope=test -DoutputDirectory=$(abspath $(VM_DIR))/lib
+	  -DincludeScope=test -DexcludeGroupIds=$(GUEST_TEST_EXCLUDES) -DoutputDirectory=$(abspath $(VM_DIR))/lib
 	VM_DIR=$(abspath $(VM_DIR)) scripts/vm-test.sh $(VM_DIR)/lib tests/target/test-classes $(VM_TESTS)
 
 # The pod VM image (scripts/vm-image.sh, docs/guest-init.md): Debian's cloud kernel and an initramfs

@@ -321,7 +321,10 @@ public final class Pods {
     /** Connects to a running pod's monitor (starting a new monitor if the old one died); never boots. */
     public AgentClient connectRunning(PodRecord pod) throws VmException {
         if (!running(pod)) {
-            throw new VmException("pod \"" + pod.name() + "\" is not running");
+            Path log = root.podDir(pod.name()).resolve("monitor.log");
+            // a VM that ended by itself (qemu died, the guest powered off) says why in the monitor's log
+            throw new VmException("pod \"" + pod.name() + "\" is not running" + (pod.vm().everBooted() && Files.exists(log)
+                    ? " (its VM's last word, in " + log + ": " + MonitorLink.lastLine(log) + ")" : ""));
         }
         return link.connect(pod.name());
     }

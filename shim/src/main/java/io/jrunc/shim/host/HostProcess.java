@@ -16,6 +16,12 @@ final class HostProcess {
     /** An exec's process, run at start; null for the init. */
     final Process spec;
     volatile int pid;
+    /**
+     * A pidfd of the started process, opened while it is still unreaped (so it is this process's):
+     * signals go through it, so one sent as the exit is being collected cannot reach a process that
+     * reused the pid. -1 until started.
+     */
+    volatile int pidfd = -1;
     volatile ProcessStdio io;
     /** Completes once, when the process has been collected (and a terminal's output copied). */
     final CompletableFuture<ProcessExit> exit = new CompletableFuture<>();

@@ -182,6 +182,31 @@ public final class HostTaskBackend implements TaskBackend {
         }
     }
 
+    /**
+     * What containerd's {@code shim delete} needs after a shim died: the task's container, in the
+     * state root of its namespace under {@code base}, deleted with the runtime library (every process
+     * of its cgroup SIGKILLed, the cgroup and the state directory removed; a create that died half-way
+     * undone from its journal). The rootfs is the caller's to unmount. Returns the init's pid, 0 when
+     * no state was left to tell it.
+     */
+    public static int deleteAfterDeadShim(Path base, String namespace, String id) throws RpcException {
+        validateId("namespace", namespace);
+        validateId("id", id);
+        Path root = base.resolve(namespace);
+        try (Container container = Container.load(root, id)) {
+            int pid = container.state().pid();
+            container.delete(true);
+            return pid;
+        } catch (ContainerException e) {
+            try {
+                io.jrunc.runtime.ContainerDirectory.removeHalfCreated(root, id);
+            } catch (ContainerException | java.io.UncheckedIOException e2) {
+                throw new RpcException(Code.INTERNAL, "delete " + id + ": " + e2.getMessage());
+            }
+            return 0;
+        }
+    }
+
     private static void validateId(String field, String value) throws RpcException {
         try {
             ContainerId.validate(value);
@@ -219,9 +244,9 @@ public final class HostTaskBackend implements TaskBackend {
             if (p.io != null) {
                 p.io.awaitOutput(2000);
             }
-            if (p.exit.complete(done)) {
-                events.exited(p.taskId, p.execId, done);
-            }
+            // the sink hears of it before a Wait returns it: one watch per process, so exactly once
+            events.exited(p.taskId, p.execId, done);
+            p.exit.complete(done);
         });
     }
 
@@ -334,6 +359,7 @@ public final class HostTaskBackend implements TaskBackend {
                 io.attachTerminal(task.id + "/" + p.execId, receiveMaster(console, "exec " + p.execId));
             }
             p.io = io;
+            p.pidfd = Processes.pidfdOpen(pid);
             p.pid = pid;
             watch(p);
             done = true;
@@ -423,15 +449,14 @@ public final class HostTaskBackend implements TaskBackend {
             throw new RpcException(Code.FAILED_PRECONDITION, "exec " + execId + " of task " + id + " was not started");
         }
         synchronized (p) {
-            if (p.exited()) {
+            if (p.exited() || p.pidfd < 0) {
                 throw new RpcException(Code.NOT_FOUND, "process already finished");
             }
             try {
-                // not yet collected: the pid is still this process's (a zombie's at worst)
-                Processes.kill(p.pid, signal);
+                Processes.pidfdSendSignal(p.pidfd, signal);
             } catch (ErrnoException e) {
                 throw new RpcException(e.is(Errno.ESRCH) ? Code.NOT_FOUND : Code.INVALID_ARGUMENT,
-                        "kill " + execId + ": " + e.getMessage());
+                        e.is(Errno.ESRCH) ? "process already finished" : "kill " + execId + ": " + e.getMessage());
             }
         }
     }
@@ -455,9 +480,7 @@ public final class HostTaskBackend implements TaskBackend {
                 throw new RpcException(Code.FAILED_PRECONDITION, "exec " + execId + " of task " + id + " is running");
             }
             task.execs.remove(execId, p);
-            if (p.io != null) {
-                p.io.close();
-            }
+            release(p);
             return p.started() ? p.exit.join() : new ProcessExit(0, 0, Instant.now());
         }
         synchronized (task) {
@@ -478,9 +501,7 @@ public final class HostTaskBackend implements TaskBackend {
             ProcessExit exit = awaitQuietly(init, 15_000);
             for (HostProcess p : task.execs.values()) {
                 awaitQuietly(p, 2_000);
-                if (p.io != null) {
-                    p.io.close();
-                }
+                release(p);
             }
             if (init.io != null) {
                 init.io.close();
@@ -488,6 +509,17 @@ public final class HostTaskBackend implements TaskBackend {
             RootfsMounts.unmount(task.mounts);
             tasks.remove(id, task);
             return exit;
+        }
+    }
+
+    /** An exec's streams and pidfd closed (its record is going). */
+    private static void release(HostProcess p) {
+        synchronized (p) {
+            if (p.io != null) {
+                p.io.close();
+            }
+            FileDescriptors.closeQuietly(p.pidfd);
+            p.pidfd = -1;
         }
     }
 
@@ -623,21 +655,14 @@ public final class HostTaskBackend implements TaskBackend {
                 if (t.init.io != null) {
                     t.init.io.close();
                 }
-                t.execs.values().forEach(p -> {
-                    if (p.io != null) {
-                        p.io.close();
-                    }
-                });
+                t.execs.values().forEach(HostTaskBackend::release);
             }
         }
         deleteQuietly(scratch);
     }
 
     /** The OOM watch's look at one task: an oom_kill counter that went up is one event. */
-    private void checkOom(HostTask task) {
-        if (task.init.exited() && tasks.get(task.id) != task) {
-            return;
-        }
+    private synchronized void checkOom(HostTask task) {
         long kills;
         try (Container container = Container.load(task.root, task.id)) {
             kills = container.oomEvents().oomKill();

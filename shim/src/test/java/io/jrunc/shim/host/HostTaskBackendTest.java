@@ -77,8 +77,24 @@ class HostTaskBackendTest {
         }
     }
 
+    /** Tasks of a test that failed half-way: killed and deleted, so that the next tests start clean. */
+    private static final List<String> ids = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     @AfterEach
     void nothingMounted() throws IOException {
+        for (String id : ids) {
+            try {
+                backend.kill(id, "", 9, true);
+            } catch (RpcException e) {
+                // deleted by the test, as it should be
+            }
+            try {
+                backend.delete(id, "");
+            } catch (RpcException e) {
+                // deleted by the test
+            }
+        }
+        ids.clear();
         if (bundles != null) {
             assertFalse(Files.readString(Path.of("/proc/self/mountinfo")).contains(bundles.toString()),
                     "a rootfs is still mounted");
@@ -97,6 +113,7 @@ class HostTaskBackendTest {
     }
 
     private static TestBundle bundle(String id) throws IOException {
+        ids.add(id);
         return new TestBundle(bundles, id);
     }
 
@@ -122,12 +139,26 @@ class HostTaskBackendTest {
         assertThrows(RpcException.class, () -> backend.state(b.id, ""));
     }
 
-    private static String readAll(Path fifo) {
-        try (InputStream in = new FileInputStream(fifo.toFile())) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new RuntimeException(e);
-        }
+    /**
+     * Opens the fifo for reading now (after create, the waiting process holds its write end, so the
+     * open returns at once; opened after the process ended it would wait for a writer for ever) and
+     * reads it to end of file on a thread of its own.
+     */
+    private static CompletableFuture<byte[]> reader(Path fifo) throws IOException {
+        InputStream in = new FileInputStream(fifo.toFile());
+        CompletableFuture<byte[]> all = new CompletableFuture<>();
+        Thread.ofPlatform().daemon(true).start(() -> {
+            try (in) {
+                all.complete(in.readAllBytes());
+            } catch (IOException e) {
+                all.completeExceptionally(e);
+            }
+        });
+        return all;
+    }
+
+    private static CompletableFuture<String> textReader(Path fifo) throws IOException {
+        return reader(fifo).thenApply(b -> new String(b, StandardCharsets.UTF_8));
     }
 
     @Test
@@ -138,7 +169,15 @@ class HostTaskBackendTest {
         assertEquals(TaskStatus.Phase.CREATED, backend.state(b.id, "").phase());
         assertTrue(Files.isDirectory(base.resolve(NS).resolve(b.id)), "state under the namespace's root");
         assertEquals(pid, backend.start(b.id, ""));
-        ProcessExit exit = backend.await(b.id, "");
+        ProcessExit exit;
+        events.exitDelayMillis = 300;
+        try {
+            exit = backend.await(b.id, "");
+            // the sink heard of the exit before Wait answered, however slow it is
+            assertEquals(1, events.exitsOf(b.id, "").size());
+        } finally {
+            events.exitDelayMillis = 0;
+        }
         assertEquals(7, exit.status());
         assertEquals(pid, exit.pid());
         assertEquals(TaskStatus.Phase.STOPPED, backend.state(b.id, "").phase());
@@ -180,8 +219,8 @@ class HostTaskBackendTest {
         Path out = b.fifo("stdout");
         Path err = b.fifo("stderr");
         backend.create(b.create(NS, new TaskRequests.Stdio("", out.toString(), err.toString(), false)));
-        CompletableFuture<byte[]> o = CompletableFuture.supplyAsync(() -> readBytes(out));
-        CompletableFuture<byte[]> e = CompletableFuture.supplyAsync(() -> readBytes(err));
+        CompletableFuture<byte[]> o = reader(out);
+        CompletableFuture<byte[]> e = reader(err);
         backend.start(b.id, "");
         assertArrayEquals(data, o.get(60, TimeUnit.SECONDS));
         assertArrayEquals(data, e.get(60, TimeUnit.SECONDS));
@@ -190,21 +229,13 @@ class HostTaskBackendTest {
         assertGone(b);
     }
 
-    private static byte[] readBytes(Path fifo) {
-        try (InputStream in = new FileInputStream(fifo.toFile())) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new RuntimeException(e);
-        }
-    }
-
     @Test
     void stdinIsPipedThroughAndClosedOnRequest() throws Exception {
         TestBundle b = bundle("stdin").sh("tr a-z A-Z; echo done");
         Path in = b.fifo("stdin");
         Path out = b.fifo("stdout");
         backend.create(b.create(NS, new TaskRequests.Stdio(in.toString(), out.toString(), "", false)));
-        CompletableFuture<String> o = CompletableFuture.supplyAsync(() -> readAll(out));
+        CompletableFuture<String> o = textReader(out);
         backend.start(b.id, "");
         try (FileOutputStream w = new FileOutputStream(in.toFile())) {
             w.write("hello shim\n".getBytes(StandardCharsets.UTF_8));
@@ -256,14 +287,16 @@ class HostTaskBackendTest {
         backend.start(b.id, "term");
         backend.kill(b.id, "term", 15, false);
         assertEquals(143, backend.await(b.id, "term").status());
+        assertEquals(Code.NOT_FOUND, assertThrows(RpcException.class, () -> backend.kill(b.id, "term", 9, false)).code());
         backend.delete(b.id, "term");
 
         Path in = b.fifo("tty-in");
         Path out = b.fifo("tty-out");
         backend.exec(new TaskRequests.Exec(b.id, "tty", new TaskRequests.Stdio(in.toString(), out.toString(), "", true),
                 terminalProcess("sh", "-c", "stty size; read line; stty size")));
-        CompletableFuture<String> o = CompletableFuture.supplyAsync(() -> readAll(out));
         backend.start(b.id, "tty");
+        // the exec's streams exist from its start; it waits for a line, so its terminal is still open
+        CompletableFuture<String> o = textReader(out);
         Thread.sleep(300);
         backend.resizePty(b.id, "tty", 100, 40);
         try (FileOutputStream w = new FileOutputStream(in.toFile())) {
@@ -332,15 +365,29 @@ class HostTaskBackendTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void twoHundredShortContainersEachReportOneExit() throws Exception {
+        long fdsBefore = openDescriptors();
         for (int i = 0; i < 200; i++) {
-            TestBundle b = bundle("short" + i).sh("exit " + (i % 5));
-            assertEquals(i % 5, run(b).status());
+            TestBundle b = bundle("short" + i).sh("echo " + i + "; exit " + (i % 5));
+            Path out = b.fifo("stdout");
+            backend.create(b.create(NS, new TaskRequests.Stdio("", out.toString(), "", false)));
+            CompletableFuture<String> o = textReader(out);
+            backend.start(b.id, "");
+            assertEquals(i % 5, backend.await(b.id, "").status());
+            assertEquals(i + "\n", o.get(10, TimeUnit.SECONDS));
             assertEquals(i % 5, backend.delete(b.id, "").status());
             List<RecordedEvents.Exit> exits = events.exitsOf(b.id, "");
             assertEquals(1, exits.size(), b.id + ": " + exits);
             assertGone(b);
             removeTree(b.dir);
             removeTree(b.tree);
+        }
+        // each task's descriptors (fifos, pipes, console sockets) went with it
+        assertTrue(openDescriptors() < fdsBefore + 20, "descriptors before " + fdsBefore + ", after " + openDescriptors());
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
         }
     }
 
@@ -400,6 +447,55 @@ class HostTaskBackendTest {
         assertEquals(5, jdkChild.waitFor(), "the JDK's own child kept its exit status");
         backend.delete(b.id, "");
         assertEquals(1, events.exitsOf(b.id, "").size());
+        assertGone(b);
+    }
+
+    @Test
+    void aTaskWithATerminalGetsItsInputOutputAndSize() throws Exception {
+        TestBundle b = bundle("tty").terminal().sh("stty size; read line; echo got $line; stty size");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) b.config.get("process")).putObject("consoleSize")
+                .put("height", 24).put("width", 80);
+        b.write();
+        Path in = b.fifo("stdin");
+        Path out = b.fifo("stdout");
+        backend.create(b.create(NS, new TaskRequests.Stdio(in.toString(), out.toString(), "", true)));
+        CompletableFuture<String> o = textReader(out);
+        backend.start(b.id, "");
+        Thread.sleep(300);
+        backend.resizePty(b.id, "", 120, 50);
+        try (FileOutputStream w = new FileOutputStream(in.toFile())) {
+            w.write("hello\n".getBytes(StandardCharsets.UTF_8));
+        }
+        assertEquals(0, backend.await(b.id, "").status());
+        String seen = o.get(30, TimeUnit.SECONDS);
+        assertTrue(seen.contains("24 80"), "size before: " + seen);
+        assertTrue(seen.contains("got hello"), "input through the terminal: " + seen);
+        assertTrue(seen.contains("50 120"), "size after the resize: " + seen);
+        RpcException noTerminal = assertThrows(RpcException.class, () -> backend.resizePty("nosuch", "", 1, 1));
+        assertEquals(Code.NOT_FOUND, noTerminal.code());
+        backend.delete(b.id, "");
+        assertGone(b);
+    }
+
+    @Test
+    void aDeadShimsTaskIsDeletedFromItsStateAlone() throws Exception {
+        TestBundle b = bundle("deadshim").sh("sleep 100");
+        int pid = backend.create(b.create(NS, NO_STDIO));
+        backend.start(b.id, "");
+        // what containerd's `shim delete` does once this shim is gone: only the state root is left to go by
+        assertEquals(pid, HostTaskBackend.deleteAfterDeadShim(base, NS, b.id));
+        assertEquals(137, backend.await(b.id, "").status());
+        assertFalse(Files.exists(base.resolve(NS).resolve(b.id)), "state directory");
+        try (Stream<Path> hierarchies = Files.list(CGROUP_V1)) {
+            for (Path hierarchy : hierarchies.toList()) {
+                assertFalse(Files.exists(Path.of(hierarchy + b.cgroupsPath())), "cgroup " + hierarchy + b.cgroupsPath());
+            }
+        }
+        assertEquals(0, HostTaskBackend.deleteAfterDeadShim(base, NS, b.id), "nothing left the second time");
+        assertEquals(Code.INVALID_ARGUMENT,
+                assertThrows(RpcException.class, () -> HostTaskBackend.deleteAfterDeadShim(base, "../x", "y")).code());
+        // this (living) shim's record goes too, unmounting the rootfs
+        backend.delete(b.id, "");
         assertGone(b);
     }
 }

@@ -13,8 +13,18 @@ final class RecordedEvents implements TaskEvents {
     final List<Exit> exits = new CopyOnWriteArrayList<>();
     final List<String> ooms = new CopyOnWriteArrayList<>();
 
+    /** How long the sink takes over an exit before it records it (a slow task service). */
+    volatile long exitDelayMillis;
+
     @Override
     public void exited(String id, String execId, ProcessExit exit) {
+        if (exitDelayMillis > 0) {
+            try {
+                Thread.sleep(exitDelayMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         exits.add(new Exit(id, execId, exit));
     }
 

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -101,38 +102,56 @@ final class E2eHost {
         return tar;
     }
 
+    /** An image for {@link #ociArchive}: its name and what its config runs (Entrypoint, then Cmd). */
+    record OciImage(String name, List<String> entrypoint, List<String> cmd) {}
+
     /**
      * An OCI image layout archive (what `podman save --format oci-archive` makes) holding the rootfs
      * tar as its one uncompressed layer, named {@link #IMAGE}, for `ctr image import`. Written here so
      * the containerd test needs no other image tool.
      */
     static Path ociArchive(Path work, Path layerTar, Command cmd) throws IOException {
+        return ociArchive(work, layerTar, cmd, List.of(new OciImage(IMAGE, List.of(), List.of("sh"))));
+    }
+
+    /** As above, with one image per entry of {@code images}, all on the same layer. */
+    static Path ociArchive(Path work, Path layerTar, Command cmd, List<OciImage> images) throws IOException {
         Path layout = work.resolve("oci-layout");
         Path blobs = Files.createDirectories(layout.resolve("blobs/sha256"));
         byte[] layer = Files.readAllBytes(layerTar);
         String layerDigest = sha256(layer);
         Files.write(blobs.resolve(layerDigest), layer);
-        byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Env\":[\"" + PATH_ENV
-                + "\"],\"Cmd\":[\"sh\"]},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:" + layerDigest
-                + "\"]}}").getBytes(StandardCharsets.UTF_8);
-        String configDigest = sha256(config);
-        Files.write(blobs.resolve(configDigest), config);
-        byte[] manifest = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
-                + "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"sha256:"
-                + configDigest + "\",\"size\":" + config.length + "},\"layers\":[{\"mediaType\":"
-                + "\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:" + layerDigest + "\",\"size\":"
-                + layer.length + "}]}").getBytes(StandardCharsets.UTF_8);
-        String manifestDigest = sha256(manifest);
-        Files.write(blobs.resolve(manifestDigest), manifest);
+        List<String> manifests = new ArrayList<>();
+        for (OciImage image : images) {
+            byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Env\":[\"" + PATH_ENV
+                    + "\"]" + (image.entrypoint().isEmpty() ? "" : ",\"Entrypoint\":" + jsonStrings(image.entrypoint()))
+                    + ",\"Cmd\":" + jsonStrings(image.cmd()) + "},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:"
+                    + layerDigest + "\"]}}").getBytes(StandardCharsets.UTF_8);
+            String configDigest = sha256(config);
+            Files.write(blobs.resolve(configDigest), config);
+            byte[] manifest = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
+                    + "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"sha256:"
+                    + configDigest + "\",\"size\":" + config.length + "},\"layers\":[{\"mediaType\":"
+                    + "\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:" + layerDigest + "\",\"size\":"
+                    + layer.length + "}]}").getBytes(StandardCharsets.UTF_8);
+            String manifestDigest = sha256(manifest);
+            Files.write(blobs.resolve(manifestDigest), manifest);
+            manifests.add("{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"sha256:"
+                    + manifestDigest + "\",\"size\":" + manifest.length
+                    + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\"" + image.name() + "\"}}");
+        }
         Files.writeString(layout.resolve("oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
-        Files.writeString(layout.resolve("index.json"), "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":"
-                + "\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"sha256:" + manifestDigest
-                + "\",\"size\":" + manifest.length + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\""
-                + IMAGE + "\"}}]}");
+        Files.writeString(layout.resolve("index.json"), "{\"schemaVersion\":2,\"manifests\":["
+                + String.join(",", manifests) + "]}");
         Path archive = work.resolve("busybox-oci.tar");
         Command.Result r = cmd.run(List.of("tar", "-C", layout.toString(), "-cf", archive.toString(), "."));
         assertTrue(r.exitCode() == 0, r.describe());
         return archive;
+    }
+
+    private static String jsonStrings(List<String> values) {
+        return values.stream().map(v -> "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+                .collect(Collectors.joining(",", "[", "]"));
     }
 
     private static String sha256(byte[] data) {
@@ -288,24 +307,29 @@ final class E2eHost {
      * output to {@code log}. The caller waits for it in its own way.
      */
     static Process startContainerd(Path dir, Path socket, Path config, Path log) throws IOException {
-        return startContainerd(dir, socket, config, log, Map.of());
+        return startContainerd(dir, socket, config, log, null, Map.of());
     }
 
-    /** As above, with {@code env} added to containerd's environment (a PATH where a shim is found). */
-    static Process startContainerd(Path dir, Path socket, Path config, Path log, Map<String, String> env)
-            throws IOException {
+    /**
+     * As above, with the CRI plugin configured by {@code criTables} (TOML tables under
+     * [plugins."io.containerd.grpc.v1.cri"], appended to the config), or disabled when it is null;
+     * {@code env} is added to containerd's environment (its shims inherit it: PATH finds them).
+     */
+    static Process startContainerd(Path dir, Path socket, Path config, Path log, String criTables,
+            Map<String, String> env) throws IOException {
         Files.writeString(config, """
                 version = 2
                 root = "%1$s/root"
                 state = "%1$s/state"
-                disabled_plugins = ["io.containerd.grpc.v1.cri"]
+                %3$s
                 [grpc]
                   address = "%2$s"
                 [ttrpc]
                   address = "%2$s.ttrpc"
                 [plugins."io.containerd.internal.v1.opt"]
                   path = "%1$s/opt"
-                """.formatted(dir, socket));
+                """.formatted(dir, socket, criTables == null ? "disabled_plugins = [\"io.containerd.grpc.v1.cri\"]" : "")
+                + (criTables == null ? "" : criTables));
         ProcessBuilder pb = new ProcessBuilder("containerd", "--config", config.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile())
                 .redirectInput(Path.of("/dev/null").toFile());

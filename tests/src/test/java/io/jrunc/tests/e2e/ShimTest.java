@@ -61,7 +61,7 @@ class ShimTest {
         fifoDir = work.resolve("fifo");
         namespace = work.getFileName().toString();
         // containerd finds the shim of runtime io.containerd.jrunc.v2 on its PATH, as after `make install`
-        containerd = E2eHost.startContainerd(work, socket, work.resolve("config.toml"), work.resolve("containerd.log"),
+        containerd = E2eHost.startContainerd(work, socket, work.resolve("config.toml"), work.resolve("containerd.log"), null,
                 Map.of("PATH", shim.getParent() + ":" + System.getenv("PATH")));
         assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
                 "containerd did not come up: " + Command.read(work.resolve("containerd.log")));

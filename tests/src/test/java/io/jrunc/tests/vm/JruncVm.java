@@ -76,7 +76,33 @@ final class JruncVm {
             }
         }
         assertTrue(p.waitFor(5, TimeUnit.MINUTES), "jrunc-vm " + String.join(" ", args) + " did not finish");
-        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+        Result result = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+        if (result.err().contains("is not running") || result.err().contains("did not come up") || result.err().contains("qemu exited")) {
+            printVmLogs("jrunc-vm " + String.join(" ", args) + ": " + result.err().strip());
+        }
+        return result;
+    }
+
+    /**
+     * The end of every pod's console.log and monitor.log, on the test's output: a VM that died under a
+     * test (a guest panic, a killed qemu) says why there, and the root is gone once the class ends.
+     */
+    void printVmLogs(String why) {
+        System.out.println("pod-vm logs after " + why);
+        try (var pods = Files.list(root.resolve("pods"))) {
+            for (Path pod : pods.sorted().toList()) {
+                for (String log : List.of("console.log", "monitor.log")) {
+                    Path file = pod.resolve(log);
+                    if (Files.exists(file)) {
+                        List<String> lines = Files.readAllLines(file, StandardCharsets.ISO_8859_1);
+                        System.out.println("--- " + file + " (last 25 of " + lines.size() + " lines)");
+                        lines.subList(Math.max(0, lines.size() - 25), lines.size()).forEach(System.out::println);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            System.out.println("(cannot read the pods' logs: " + e.getMessage() + ")");
+        }
     }
 
     /** Starts jrunc-vm without waiting (its output discarded), for a call that blocks, as `run` does. */

@@ -134,7 +134,8 @@ public final class MonitorLink {
         }
     }
 
-    static String lastLine(Path log) {
+    /** The last line of a log that is not blank, or "(no log)". */
+    public static String lastLine(Path log) {
         try {
             List<String> lines = Files.readAllLines(log);
             for (int i = lines.size() - 1; i >= 0; i--) {

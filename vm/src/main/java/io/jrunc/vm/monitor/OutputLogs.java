@@ -67,10 +67,8 @@ final class OutputLogs {
             LOG.log(System.Logger.Level.WARNING, "no log for " + container + ": " + e.getMessage());
             return;
         }
-        try {
-            Files.createDirectories(file.getParent());
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot create " + file.getParent() + ": " + e.getMessage());
+        if (!Files.isDirectory(file.getParent())) {
+            // removed (rm) while its copy began: a directory made again here would outlive the container
             return;
         }
         try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {

@@ -63,6 +63,8 @@ class MonitorTest {
         pod = new PodRecord("p1", false, 1, new PodRecord.Config(1, 256L << 20, "podhost", List.of("10.0.0.1"),
                 List.of("db:10.0.0.2"), Map.of("net.ipv4.ip_forward", "1"), null, null, 0, null), new PodRecord.Vm(0, 0, "sha256:booted"));
         root.write(pod);
+        // c1, which the stand-in guest lists as running, has the directory its create made (its logs go there)
+        Files.createDirectories(root.containerDir("p1", "c1"));
         guest = new StandInGuest(root.podDir("p1").resolve("agent.sock"));
         vm = new StandInVm(root.podDir("p1").resolve("agent.sock"));
     }
@@ -182,6 +184,15 @@ class MonitorTest {
         }
         assertEquals("hello\n", Files.readString(log));
         assertTrue(Files.exists(root.containerDir("p1", "c1").resolve("stderr.log")));
+    }
+
+    @Test
+    void theLogCopyOfAContainerWhoseDirectoryWentDoesNotMakeItAgain() throws Exception {
+        // rm removes the directory; a copy that begins after that must not leave one no record names
+        Files.delete(root.containerDir("p1", "c1"));
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        Thread.sleep(500); // the stand-in's "hello" for c1 is read within milliseconds
+        assertFalse(Files.exists(root.containerDir("p1", "c1")));
     }
 
     @Test
