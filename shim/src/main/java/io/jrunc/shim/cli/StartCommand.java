@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * spawns the long-lived shim in a session of its own with every standard stream away from containerd's
  * pipe (so containerd's read ends when this process does), waits until the shim listens, and prints
  * the address. Either way the address is also written to the bundle's {@code address} file, where
- * containerd looks for it when it restarts.
+ * containerd looks for it when it restarts, and the options to {@code shim-options.pb}, for
+ * {@code delete}.
  */
 final class StartCommand {
     private StartCommand() {
@@ -37,6 +38,8 @@ final class StartCommand {
     static final Path SETSID = Path.of("/usr/bin/setsid");
     /** The serving shim writes why it could not start here, for start to report. */
     static final String ERROR_FILE = "shim-start.err";
+    /** The runtime options as start received them (protobuf Any), in the bundle. */
+    static final String OPTIONS_FILE = "shim-options.pb";
     private static final long READY_TIMEOUT_MS = 20_000;
 
     static int run(ShimFlags flags, Path bundle, PrintStream out) throws ShimFlags.UsageException, IOException,
@@ -53,11 +56,13 @@ final class StartCommand {
         String group = Grouping.groupId(flags.id(), annotations);
         Path socket = ShimAddress.socketPath(flags.address(), flags.namespace(), group);
         String address = "unix://" + socket;
+        byte[] options = System.in.readAllBytes();
         if (!ShimSockets.alive(socket)) {
-            byte[] options = System.in.readAllBytes();
             ShimOptions.fromAnyBytes(options); // refused here, before any process exists
             spawn(flags, bundle, socket, options);
         }
+        // for `delete` after a dead shim, which containerd gives no options
+        Files.write(bundle.resolve(OPTIONS_FILE), options);
         Files.writeString(bundle.resolve("address"), address, StandardCharsets.UTF_8);
         out.print(address);
         out.flush();

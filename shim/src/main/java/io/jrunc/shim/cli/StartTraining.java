@@ -45,6 +45,7 @@ public final class StartTraining {
         } finally {
             Files.deleteIfExists(socket);
             Files.deleteIfExists(bundle.resolve("address"));
+            Files.deleteIfExists(bundle.resolve(StartCommand.OPTIONS_FILE));
             Files.deleteIfExists(bundle.resolve("config.json"));
             Files.deleteIfExists(bundle);
             Files.deleteIfExists(work);

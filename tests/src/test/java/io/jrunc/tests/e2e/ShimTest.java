@@ -273,6 +273,26 @@ class ShimTest {
         assertNothingLeft("force1");
     }
 
+    /**
+     * A shim killed with SIGKILL: containerd notices and runs the shim's `delete`, which removes the
+     * task's container (process, cgroup, state) and unmounts its rootfs.
+     */
+    @Test
+    void aKilledShimIsCleanedUpByDelete() throws Exception {
+        runSleeping("dead1");
+        Map<Long, String> shims = E2eHost.processesMentioning("-id dead1 ");
+        assertEquals(1, shims.size(), shims.toString());
+        ProcessHandle.of(shims.keySet().iterator().next()).orElseThrow().destroyForcibly();
+        assertTrue(E2eHost.eventually(30, () -> E2eHost.processesMentioning("-id dead1 ").isEmpty()), "shim still there");
+        cmd.run(ctr("task", "delete", "--force", "dead1"));
+        assertTrue(E2eHost.eventually(30, () -> taskStatus("dead1").equals("absent")), "task still listed");
+        assertEquals(0, cmd.run(ctr("container", "delete", "dead1")).exitCode());
+        assertTrue(E2eHost.eventually(30, () -> E2eHost.cgroupDirs("/" + namespace + "/dead1").isEmpty()),
+                "cgroup left: " + E2eHost.cgroupDirs("/" + namespace + "/dead1"));
+        assertFalse(Files.exists(Path.of("/run/containerd/jrunc", namespace, "dead1")), "host back end state left");
+        assertNothingLeft("dead1");
+    }
+
     /** 8: an exec into a stopped task is refused with containerd's failed-precondition error. */
     @Test
     void anExecIntoAStoppedTaskIsRefused() throws Exception {
