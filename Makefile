@@ -138,10 +138,21 @@ render-shim-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@LIB@|$(1)
 # shim-aot-cache(lib dir): LIB/shim-start.aot from io.jrunc.shim.cli.StartTraining (group members' starts
 # against a socket of its own) with the launcher's flags and class path; as root only (the socket lives
 # under /run/containerd/s). Without it `start` runs without a cache.
-shim-aot-cache = rm -f $(1)/shim-start.aot; if [ "$$(id -u)" = 0 ]; then \
+# The serving shim's cache, LIB/shim-serve.aot, from io.jrunc.shim.cli.ServeTraining: the task service with
+# the host back end running busybox containers that exit at once (a bundle made as scripts/aot-train.sh
+# makes its short one), in one JVM with the serving shim's flags; as root with busybox-static only.
+shim-aot-cache = rm -f $(1)/shim-start.aot $(1)/shim-serve.aot; if [ "$$(id -u)" = 0 ]; then \
 	$(JAVA_HOME)/bin/java $(SHIM_COMMON_FLAGS) $(SHIM_START_FLAGS) -XX:AOTCacheOutput=$(1)/shim-start.aot \
 	  -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.shim.cli.StartTraining >$(BUILD)/shim-aot-train.log 2>&1 \
-	  || { echo "no AOT cache for the shim's start: see $(BUILD)/shim-aot-train.log"; rm -f $(1)/shim-start.aot; }; fi
+	  || { echo "no AOT cache for the shim's start: see $(BUILD)/shim-aot-train.log"; rm -f $(1)/shim-start.aot; }; \
+	if [ -x /bin/busybox ]; then w=$(abspath $(BUILD))/shim-serve-training; rm -rf $$w && mkdir -p $$w/bundle && \
+	  scripts/busybox-rootfs.sh $$w/bundle/rootfs && $(JRUNC) spec --bundle $$w/bundle && \
+	  sed -i -e 's/"terminal": true/"terminal": false/' -e '/"args": \[/,/\]/{/"args": \[/!d;s|\[.*|["true"],|}' \
+	    $$w/bundle/config.json && \
+	  $(JAVA_HOME)/bin/java $(SHIM_COMMON_FLAGS) $(SHIM_SERVE_FLAGS) -XX:AOTCacheOutput=$(1)/shim-serve.aot \
+	    -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.shim.cli.ServeTraining $$w/bundle $$w >$(BUILD)/shim-serve-train.log 2>&1 \
+	  || { echo "no AOT cache for the serving shim: see $(BUILD)/shim-serve-train.log"; rm -f $(1)/shim-serve.aot; }; \
+	  rm -rf $$w; fi; fi
 
 launcher-shim:
 	@rm -rf $(BUILD)/lib-shim && mkdir -p $(BUILD)/bin $(BUILD)/lib-shim
