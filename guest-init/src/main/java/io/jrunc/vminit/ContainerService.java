@@ -99,18 +99,23 @@ final class ContainerService {
         int pid = -1;
         long t0 = System.nanoTime();
         try {
-            Path device;
+            String fsType = r.getRootfs().getFsType().isEmpty() ? "ext4" : r.getRootfs().getFsType();
+            boolean shared = SharedDirectories.TYPE.equals(fsType);
+            String device;
             try {
-                device = RootDisks.find(r.getRootfs().getSerial(), 10_000);
+                device = shared ? sharedRoot(r.getRootfs().getSerial())
+                        : pathOrNull(RootDisks.find(r.getRootfs().getSerial(), 10_000));
             } catch (IOException e) {
                 throw new RpcException(Code.INTERNAL, "listing disks: " + e.getMessage());
             }
             if (device == null) {
                 throw new RpcException(Code.NOT_FOUND, "no disk with serial " + r.getRootfs().getSerial());
             }
-            String fsType = r.getRootfs().getFsType().isEmpty() ? "ext4" : r.getRootfs().getFsType();
             Path layer = null;
             if (r.hasLayer() && !r.getLayer().getSerial().isEmpty()) {
+                if (shared) {
+                    throw new RpcException(Code.INVALID_ARGUMENT, "layer: given for a root shared by virtio-fs (writes go to the shared directory)");
+                }
                 if (!config.writable()) {
                     throw new RpcException(Code.INVALID_ARGUMENT, "layer: given for a read-only root (root.readonly true)");
                 }
@@ -127,7 +132,9 @@ final class ContainerService {
             try {
                 Files.createDirectories(bundle);
                 Files.write(bundle.resolve("config.json"), config.json());
-                mounts = RootDisks.mount(device, fsType, bundle, config.upperLayer(), layer);
+                mounts = shared && config.writable()
+                        ? RootDisks.mountShared(device, bundle)
+                        : RootDisks.mount(device, fsType, bundle, config.upperLayer(), layer);
                 spec = ContainerCreator.loadBundle(id, bundle);
             } catch (IOException | ErrnoException e) {
                 throw new RpcException(Code.INTERNAL, "preparing the root filesystem: " + e.getMessage());
@@ -185,6 +192,21 @@ final class ContainerService {
                 store.release(id);
             }
         }
+    }
+
+    /**
+     * The virtio-fs tag of a root shared from a host directory once the guest knows it (the host
+     * hot-plugs its device just before Create), else NOT_FOUND naming it.
+     */
+    private static String sharedRoot(String tag) throws RpcException, IOException, InterruptedException {
+        if (SharedDirectories.await(java.util.Set.of(tag), 10_000) != null) {
+            throw new RpcException(Code.NOT_FOUND, "no shared directory with tag " + tag + " (the root filesystem)");
+        }
+        return tag;
+    }
+
+    private static String pathOrNull(Path device) {
+        return device == null ? null : device.toString();
     }
 
     /** The pty master of a process with a terminal, within the handoff's limit, as an RpcException if not. */

@@ -71,17 +71,17 @@ final class RootDisks {
      * {@code overlay}, whose upper layer is on {@code layer} when given, else a tmpfs) and returns the
      * mount points, innermost last, for {@link #unmount}.
      */
-    static List<Path> mount(Path device, String fsType, Path bundle, boolean overlay, Path layerDevice) throws IOException {
+    static List<Path> mount(String device, String fsType, Path bundle, boolean overlay, Path layerDevice) throws IOException {
         List<Path> mounts = new ArrayList<>();
         Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
         try {
             if (!overlay) {
-                Mounts.mount(device.toString(), rootfs.toString(), fsType, Mounts.MS_RDONLY, null);
+                Mounts.mount(device, rootfs.toString(), fsType, Mounts.MS_RDONLY, null);
                 mounts.add(rootfs);
                 return mounts;
             }
             Path image = Files.createDirectories(bundle.resolve("image"));
-            Mounts.mount(device.toString(), image.toString(), fsType, Mounts.MS_RDONLY, null);
+            Mounts.mount(device, image.toString(), fsType, Mounts.MS_RDONLY, null);
             mounts.add(image);
             Path layer = Files.createDirectories(bundle.resolve("layer"));
             if (layerDevice != null) {
@@ -102,6 +102,18 @@ final class RootDisks {
             unmount(mounts);
             throw e;
         }
+    }
+
+    /**
+     * A writable root shared from a host directory by virtio-fs: the tag mounted read-write as
+     * {@code bundle}/rootfs itself, with no overlay, so that what the container writes (the pod's
+     * files' mount points included) lands in the host's directory, as runc on the host would write
+     * it. The guest resolves {@code ..} and links inside the share; virtiofsd exposes nothing above it.
+     */
+    static List<Path> mountShared(String tag, Path bundle) throws IOException {
+        Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
+        Mounts.mount(tag, rootfs.toString(), "virtiofs", 0, null);
+        return new ArrayList<>(List.of(rootfs));
     }
 
     /** Unmounts innermost first, retrying EBUSY for a while (a dying process may still hold a file). */

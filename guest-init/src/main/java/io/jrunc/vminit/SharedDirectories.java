@@ -52,6 +52,11 @@ final class SharedDirectories {
         if (tags.isEmpty()) {
             return null;
         }
+        return await(tags, waitMillis);
+    }
+
+    /** {@link #await(Spec, long)} for the given tags (a container root shared by virtio-fs is one). */
+    static String await(Set<String> tags, long waitMillis) throws IOException, InterruptedException {
         long start = System.nanoTime();
         boolean rescanned = false;
         for (String tag : tags) {

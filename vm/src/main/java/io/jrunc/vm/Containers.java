@@ -65,15 +65,26 @@ public final class Containers {
      * @param readOnly    {@code --read-only}: the root read-only whatever the bundle says (no layer)
      * @param layerBytes  the writable layer's size ({@code --layer-size})
      * @param podVolumes  {@code -v|--volume NAME:CTRPATH}: the pod's volumes it mounts
+     * @param rootShare   {@code --rootfs-share}: the bundle's rootfs directory shared into the guest by
+     *                    virtio-fs as the container's root, instead of an ext4 image made of it; its
+     *                    writes go to that directory (no layer)
      */
     public record Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
                        boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
                        List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network, boolean readOnly,
-                       long layerBytes, List<PodVolumeMount> podVolumes) {
+                       long layerBytes, List<PodVolumeMount> podVolumes, boolean rootShare) {
         public Spec {
             hostDirectories = hostDirectories == null ? List.of() : List.copyOf(hostDirectories);
             network = network == null ? Pods.NetworkSpec.DEFAULT : network;
             podVolumes = podVolumes == null ? List.of() : List.copyOf(podVolumes);
+        }
+
+        public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
+                    boolean terminal, boolean stdin, long swapBytes, ConsoleSize consoleSize,
+                    List<VolumeFlag.HostDirectory> hostDirectories, Pods.NetworkSpec network, boolean readOnly,
+                    long layerBytes, List<PodVolumeMount> podVolumes) {
+            this(pod, name, memoryBytes, cpus, bundle, args, terminal, stdin, swapBytes, consoleSize, hostDirectories,
+                    network, readOnly, layerBytes, podVolumes, false);
         }
 
         public Spec(String pod, String name, long memoryBytes, double cpus, Path bundle, List<String> args,
@@ -138,6 +149,9 @@ public final class Containers {
         ObjectNode config = SpecBuilder.build(bundle, new SpecBuilder.Overrides(spec.memoryBytes(), spec.cpus(), spec.args(),
                 named == null ? null : named.config().hostname(), spec.swapBytes(), spec.readOnly(), volumes));
         List<HostShare> shares = new ArrayList<>();
+        if (spec.rootShare()) {
+            shares.add(rootShare(bundle, config));
+        }
         for (VolumeFlag.HostDirectory d : spec.hostDirectories()) {
             shares.add(new HostShare(Names.random("fs"), d.hostPath().toString(), d.containerPath(), d.readOnly()));
         }
@@ -186,7 +200,8 @@ public final class Containers {
             }
             // held to the end of this call: `pod prune` leaves the pod alone while it is not booted yet
             creating = root.creating(pod.name());
-            record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), Names.serial(), spec.args(),
+            // a root shared by virtio-fs has no disk, so no serial
+            record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), spec.rootShare() ? "" : Names.serial(), spec.args(),
                     System.currentTimeMillis(), "creating", 0, shares);
             root.write(record);
         } catch (NameTaken e) {
@@ -208,10 +223,11 @@ public final class Containers {
             if (!pods.running(pod)) {
                 Pods.image(pod); // no VM image: say so before making an image file
             }
-            Path image = dir.resolve("rootfs.img");
-            RootfsImage.make(bundle.rootfs(), image);
-            if (SpecBuilder.writable(config)) {
-                LayerImage.make(LayerImage.file(dir), spec.layerBytes());
+            if (!spec.rootShare()) {
+                RootfsImage.make(bundle.rootfs(), dir.resolve("rootfs.img"));
+                if (SpecBuilder.writable(config)) {
+                    LayerImage.make(LayerImage.file(dir), spec.layerBytes());
+                }
             }
             before = pods.before(pod.name(), name);
             try (AgentClient monitor = pods.start(pod.name())) {
@@ -264,9 +280,15 @@ public final class Containers {
      */
     static AddContainerRequest addRequest(Path dir, ContainerRecord c, byte[] config) {
         AddContainerRequest.Builder b = AddContainerRequest.newBuilder().setId(c.name())
-                .setOciConfig(ByteString.copyFrom(config)).setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial());
+                .setOciConfig(ByteString.copyFrom(config));
         for (HostShare s : c.shares()) {
             b.addShares(Share.newBuilder().setTag(s.tag()).setHostPath(s.hostPath()));
+            if (s.root()) {
+                b.setRootShare(s.tag());
+            }
+        }
+        if (b.getRootShare().isEmpty()) {
+            b.setImage(dir.resolve("rootfs.img").toString()).setSerial(c.serial());
         }
         if (LayerImage.exists(dir)) {
             b.setLayerImage(LayerImage.file(dir).toString()).setLayerSerial(LayerImage.serial(c.serial()));
@@ -279,6 +301,24 @@ public final class Containers {
         String layer = LayerImage.exists(root.containerDir(c.pod(), c.name())) ? LayerImage.serial(c.serial()) : "";
         return RemoveContainerRequest.newBuilder().setId(c.name()).setForce(force).setSerial(c.serial())
                 .setLayerSerial(layer).addAllShareTags(c.shareTags()).build();
+    }
+
+    /**
+     * The bundle's rootfs as the container's root share: its real path (virtiofsd serves exactly that
+     * directory, nothing above it), read-only when the built spec's root is. Refused, naming the flag,
+     * when virtiofsd cannot take the path (a comma would split its option list).
+     */
+    static HostShare rootShare(Bundle bundle, ObjectNode config) throws VmException {
+        Path real;
+        try {
+            real = bundle.rootfs().toRealPath();
+        } catch (IOException e) {
+            throw new VmException("invalid --rootfs-share: " + bundle.rootfs() + ": " + e.getMessage());
+        }
+        if (real.toString().contains(",")) {
+            throw new VmException("invalid --rootfs-share: " + real + " holds a ',', which virtiofsd cannot take");
+        }
+        return new HostShare(Names.random("fs"), real.toString(), HostShare.ROOT, !SpecBuilder.writable(config));
     }
 
     /** A create whose outcome in the guest is unknown: its state stays, for ls and rm -f. */

@@ -19,6 +19,7 @@ import io.jrunc.runtime.ExecOptions;
 import io.jrunc.runtime.Status;
 import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.shim.ProcessExit;
+import io.jrunc.shim.RootfsMounts;
 import io.jrunc.shim.TaskBackend;
 import io.jrunc.shim.TaskEvents;
 import io.jrunc.shim.TaskRequests;

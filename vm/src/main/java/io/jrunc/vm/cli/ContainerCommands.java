@@ -55,6 +55,8 @@ final class ContainerCommands {
         boolean readOnly;
         @Option(names = "--layer-size", description = "the writable root's layer, e.g. 2g: writes beyond it get ENOSPC (default 1g)")
         String layerSize;
+        @Option(names = "--rootfs-share", description = "share the bundle's rootfs directory into the VM by virtio-fs as the root, instead of an image made of it: the container's writes go to that directory (no layer; not with --layer-size)")
+        boolean rootfsShare;
         @Option(names = "--network", description = "the anonymous pod's network: user (default), none, or ns:PATH (not with --pod)")
         String network;
         @Option(names = {"-p", "--publish"}, description = "[HOSTIP:]HOSTPORT:CTRPORT[/tcp|/udp] of the anonymous pod (repeatable; not with --pod)")
@@ -77,6 +79,9 @@ final class ContainerCommands {
             Containers.ConsoleSize size = tty ? Attach.consoleSize().map(s -> new Containers.ConsoleSize(s.getRows(), s.getColumns()))
                     .orElse(null) : null;
             long layer = layerSize == null ? LayerImage.DEFAULT_BYTES : Sizes.parse(layerSize, "--layer-size");
+            if (rootfsShare && layerSize != null) {
+                throw new VmException("--layer-size: a root shared by --rootfs-share has no layer (its writes go to the bundle's rootfs)");
+            }
             // podman's rule: an absolute SOURCE is a host directory, one without '/' a volume of the pod
             List<VolumeFlag.HostDirectory> hostDirectories = new ArrayList<>();
             List<PodVolumeMount> podVolumes = new ArrayList<>();
@@ -89,7 +94,8 @@ final class ContainerCommands {
                 }
             }
             return new Containers.Spec(pod, name, mem, d.containerCpus(cpus), bundle, command, tty, interactive, swapCap, size,
-                    hostDirectories, new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()), readOnly, layer, podVolumes);
+                    hostDirectories, new io.jrunc.vm.Pods.NetworkSpec(network, publish, List.of(), List.of()), readOnly, layer, podVolumes,
+                    rootfsShare);
         }
     }
 

@@ -39,6 +39,7 @@ import io.jrunc.vm.qemu.QemuCommand;
 import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.network.PodNetworks;
 import io.jrunc.vm.qemu.VmImage;
+import io.jrunc.vm.spec.ShareMounts;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
 import java.io.IOException;
@@ -237,18 +238,23 @@ public final class PodMonitor implements AutoCloseable {
                 throw new RpcException(Code.INTERNAL, "cannot share " + share.getHostPath() + " with " + q.getId() + ": " + e.getMessage());
             }
         }
-        try {
-            vm.attachDisk(q.getSerial(), Path.of(q.getImage()));
-        } catch (IOException e) {
-            detachSharesQuietly(tags);
-            throw new RpcException(Code.INTERNAL, "cannot attach the image of " + q.getId() + ": " + e.getMessage());
+        boolean disk = q.getRootShare().isEmpty(); // a root shared by virtio-fs has no image
+        if (disk) {
+            try {
+                vm.attachDisk(q.getSerial(), Path.of(q.getImage()));
+            } catch (IOException e) {
+                detachSharesQuietly(tags);
+                throw new RpcException(Code.INTERNAL, "cannot attach the image of " + q.getId() + ": " + e.getMessage());
+            }
         }
         boolean layer = !q.getLayerSerial().isEmpty();
         if (layer) {
             try {
                 vm.attachWritableDisk(q.getLayerSerial(), Path.of(q.getLayerImage()));
             } catch (IOException e) {
-                detachQuietly(q.getSerial());
+                if (disk) {
+                    detachQuietly(q.getSerial());
+                }
                 detachSharesQuietly(tags);
                 throw new RpcException(Code.INTERNAL, "cannot attach the writable layer of " + q.getId() + ": " + e.getMessage());
             }
@@ -257,7 +263,9 @@ public final class PodMonitor implements AutoCloseable {
         try {
             pid = agent.call(AgentMethods.Containers.CREATE, guestCreate(q)).getPid();
         } catch (RpcException e) {
-            detachQuietly(q.getSerial());
+            if (disk) {
+                detachQuietly(q.getSerial());
+            }
             if (layer) {
                 detachQuietly(q.getLayerSerial());
             }
@@ -273,11 +281,16 @@ public final class PodMonitor implements AutoCloseable {
         return AddContainerResponse.newBuilder().setPid(pid).build();
     }
 
-    /** The agent's Create of what AddContainer attaches: the image's disk, and the layer's when given. */
+    /**
+     * The agent's Create of what AddContainer attaches: the image's disk (or the root's virtio-fs tag
+     * for a root shared from a host directory), and the layer's when given.
+     */
     public static CreateContainerRequest guestCreate(AddContainerRequest q) {
+        RootFilesystem root = q.getRootShare().isEmpty()
+                ? RootFilesystem.newBuilder().setSerial(q.getSerial()).setFsType("ext4").build()
+                : RootFilesystem.newBuilder().setSerial(q.getRootShare()).setFsType(ShareMounts.TYPE).build();
         CreateContainerRequest.Builder create = CreateContainerRequest.newBuilder()
-                .setId(q.getId()).setOciConfig(q.getOciConfig())
-                .setRootfs(RootFilesystem.newBuilder().setSerial(q.getSerial()).setFsType("ext4"));
+                .setId(q.getId()).setOciConfig(q.getOciConfig()).setRootfs(root);
         if (!q.getLayerSerial().isEmpty()) {
             create.setLayer(RootFilesystem.newBuilder().setSerial(q.getLayerSerial()).setFsType("ext4"));
         }

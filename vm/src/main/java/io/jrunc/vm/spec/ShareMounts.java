@@ -21,12 +21,15 @@ public final class ShareMounts {
     }
 
     public static void add(ObjectNode config, List<HostShare> shares) {
-        if (shares.isEmpty()) {
+        if (shares.stream().allMatch(HostShare::root)) {
             return;
         }
         JsonNode existing = config.get("mounts");
         ArrayNode mounts = existing instanceof ArrayNode a ? a : config.putArray("mounts");
         for (HostShare s : shares) {
+            if (s.root()) {
+                continue; // the root filesystem is the agent's to mount, not a spec mount
+            }
             ObjectNode m = mounts.addObject();
             m.put("destination", s.containerPath()).put("type", TYPE).put("source", s.tag());
             m.putArray("options").add("nosuid").add("nodev").add(s.readOnly() ? "ro" : "rw");

@@ -137,6 +137,16 @@ class BadInputTest {
     }
 
     @Test
+    void aRootfsShareWithALayerSizeOrAPathVirtiofsdCannotTakeMakesNothing() throws IOException {
+        refused("--layer-size", "create", "--rootfs-share", "--layer-size", "2g", bundle.toString());
+        refused("--layer-size", "run", "--rootfs-share", "--layer-size", "2g", bundle.toString());
+        Path comma = tmp.resolve("a,b/bundle");
+        Files.createDirectories(comma.resolve("rootfs"));
+        Files.copy(bundle.resolve("config.json"), comma.resolve("config.json"));
+        refused("--rootfs-share", "create", "--name", "c1", "--rootfs-share", comma.toString());
+    }
+
+    @Test
     void unknownPod() throws IOException {
         refused("nopod", "create", "--pod", "nopod", "--name", "c1", bundle.toString());
         refused("nopod", "pod", "start", "nopod");

@@ -175,6 +175,26 @@ class MonitorTest {
     }
 
     @Test
+    void aRootSharedByVirtioFsPlugsNoDiskAndIsTheGuestsRootAndItsShareGoesWithTheContainer() throws Exception {
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        try (AgentClient client = link(new AtomicInteger()).connect("p1")) {
+            client.call(MonitorMethods.ADD_CONTAINER, AddContainerRequest.newBuilder().setId("c2")
+                    .setOciConfig(ByteString.copyFromUtf8("{}")).setRootShare("fs0000000000aa")
+                    .addShares(Share.newBuilder().setTag("fs0000000000aa").setHostPath("/srv/bundle/rootfs")).build());
+            assertEquals(List.of("share fs0000000000aa"), vm.plugOrder, "the share alone: no disk");
+            assertEquals(List.of(), vm.attached);
+            assertEquals("fs0000000000aa", guest.created.getFirst().getRootfs().getSerial());
+            assertEquals("virtiofs", guest.created.getFirst().getRootfs().getFsType());
+            assertFalse(guest.created.getFirst().hasLayer());
+
+            client.call(MonitorMethods.REMOVE_CONTAINER, RemoveContainerRequest.newBuilder().setId("c2").setForce(true)
+                    .addShareTags("fs0000000000aa").build());
+            assertEquals(List.of("fs0000000000aa"), vm.sharesDetached);
+            assertEquals(List.of(), vm.detached, "no disk to unplug");
+        }
+    }
+
+    @Test
     void copiesARunningContainersOutputToItsLog() throws Exception {
         monitor = PodMonitor.start(root, pod, vm, FAST);
         Path log = root.containerDir("p1", "c1").resolve("stdout.log");

@@ -1,4 +1,4 @@
-package io.jrunc.shim.host;
+package io.jrunc.shim;
 
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
@@ -15,15 +15,16 @@ import java.util.List;
 /**
  * The rootfs mounts containerd's snapshotter prepared (an overlay, or a bind of a directory), mounted
  * in order at bundle/rootfs (or below it, at a mount's target), on the host, where containerd's
- * cleanup expects them. Options are read as mount(8) options: flags by name (runc's table), the rest
- * as the filesystem's data (lowerdir=..., upperdir=...).
+ * cleanup expects them: the host back end's container root, and the directory the VM back end's
+ * virtiofsd shares into the guest as the container's root. Options are read as mount(8) options:
+ * flags by name (runc's table), the rest as the filesystem's data (lowerdir=..., upperdir=...).
  */
-final class RootfsMounts {
+public final class RootfsMounts {
     private RootfsMounts() {
     }
 
     /** Mounts them all, or, when one fails, unmounts those made and throws. Returns what was mounted, innermost last. */
-    static List<Path> mount(Path rootfs, List<TaskRequests.Mount> mounts) throws RpcException {
+    public static List<Path> mount(Path rootfs, List<TaskRequests.Mount> mounts) throws RpcException {
         List<Path> made = new ArrayList<>();
         try {
             for (int i = 0; i < mounts.size(); i++) {
@@ -73,7 +74,7 @@ final class RootfsMounts {
     }
 
     /** Unmounts innermost (last made) first, retrying a busy one briefly, then detaching it. */
-    static void unmount(List<Path> made) {
+    public static void unmount(List<Path> made) {
         for (int i = made.size() - 1; i >= 0; i--) {
             String target = made.get(i).toString();
             for (int attempt = 0; ; attempt++) {
