@@ -35,7 +35,7 @@ E2E_NORECOMMENDS := docker.io
 VM_PACKAGES := qemu-system-x86 cpio busybox-static e2fsprogs file
 VM_DIR := $(BUILD)/vm
 
-.PHONY: all check-jdk deps build launcher launcher-vm one-jar aot-cache test test-report test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
+.PHONY: all check-jdk deps build launcher launcher-vm launcher-shim one-jar aot-cache test test-report test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
 
 all: build
 
@@ -84,6 +84,7 @@ launcher:
 	@$(MAKE) --no-print-directory one-jar
 	@$(call render-launcher,$(abspath $(BUILD))/lib,$(BUILD)/bin/jrunc)
 	@$(MAKE) --no-print-directory launcher-vm
+	@$(MAKE) --no-print-directory launcher-shim
 	@$(MAKE) --no-print-directory aot-cache
 	@echo "built $(BUILD)/bin/jrunc with $(JAVA_HOME)$$(ls $(BUILD)/lib/*.aot >/dev/null 2>&1 && echo " and AOT caches")"
 
@@ -119,6 +120,48 @@ launcher-vm:
 	@cp vm/target/jrunc-vm-*.jar $(BUILD)/lib-vm/jrunc-vm.jar
 	@$(call render-vm-launcher,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
 	@echo "built $(BUILD)/bin/jrunc-vm"
+
+# containerd-shim-jrunc-v2 (docs/shim.md): its jars in build/lib-shim, build/bin/containerd-shim-jrunc-v2
+# beside build/bin/jrunc. `start` runs once per container: C1 only, a small heap, and an AOT cache trained
+# on a group member's start (scripts/shim-aot-train.sh: needs root, for the socket under /run/containerd/s);
+# the serving shim gets the full JIT and a larger heap. The class path is the jars by name, in a fixed
+# order: an AOT cache is used only with the class path it was trained with.
+SHIM_COMMON_FLAGS := --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Xlog:disable -Xlog:all=off -XX:-PrintWarnings -XX:+UseSerialGC -XX:-UsePerfData
+SHIM_START_FLAGS := -XX:TieredStopAtLevel=1 -Xms4m -Xmx32m -Xss512k
+SHIM_SERVE_FLAGS := -Xms16m -Xmx256m
+render-shim-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@LIB@|$(1)|' \
+	-e "s|@CLASSPATH@|$$(cd $(BUILD)/lib-shim && ls *.jar | sort | sed 's|^|$(1)/|' | paste -sd:)|" \
+	-e 's|@SHIM_COMMON_FLAGS@|$(SHIM_COMMON_FLAGS)|' -e 's|@SHIM_START_FLAGS@|$(SHIM_START_FLAGS)|' \
+	-e 's|@SHIM_SERVE_FLAGS@|$(SHIM_SERVE_FLAGS)|' \
+	scripts/containerd-shim-jrunc-v2.in > $(2) && chmod 755 $(2)
+
+# shim-aot-cache(lib dir): LIB/shim-start.aot from io.jrunc.shim.cli.StartTraining (group members' starts
+# against a socket of its own) with the launcher's flags and class path; as root only (the socket lives
+# under /run/containerd/s). Without it `start` runs without a cache.
+# The serving shim's cache, LIB/shim-serve.aot, from io.jrunc.shim.cli.ServeTraining: the task service with
+# the host back end running busybox containers that exit at once (a bundle made as scripts/aot-train.sh
+# makes its short one), in one JVM with the serving shim's flags; as root with busybox-static only.
+shim-aot-cache = rm -f $(1)/shim-start.aot $(1)/shim-serve.aot; if [ "$$(id -u)" = 0 ]; then \
+	$(JAVA_HOME)/bin/java $(SHIM_COMMON_FLAGS) $(SHIM_START_FLAGS) -XX:AOTCacheOutput=$(1)/shim-start.aot \
+	  -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.shim.cli.StartTraining >$(BUILD)/shim-aot-train.log 2>&1 \
+	  || { echo "no AOT cache for the shim's start: see $(BUILD)/shim-aot-train.log"; rm -f $(1)/shim-start.aot; }; \
+	if [ -x /bin/busybox ]; then w=$(abspath $(BUILD))/shim-serve-training; rm -rf $$w && mkdir -p $$w/bundle && \
+	  scripts/busybox-rootfs.sh $$w/bundle/rootfs && $(JRUNC) spec --bundle $$w/bundle && \
+	  sed -i -e 's/"terminal": true/"terminal": false/' -e '/"args": \[/,/\]/{/"args": \[/!d;s|\[.*|["true"],|}' \
+	    $$w/bundle/config.json && \
+	  $(JAVA_HOME)/bin/java $(SHIM_COMMON_FLAGS) $(SHIM_SERVE_FLAGS) -XX:AOTCacheOutput=$(1)/shim-serve.aot \
+	    -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.shim.cli.ServeTraining $$w/bundle $$w >$(BUILD)/shim-serve-train.log 2>&1 \
+	  || { echo "no AOT cache for the serving shim: see $(BUILD)/shim-serve-train.log"; rm -f $(1)/shim-serve.aot; }; \
+	  rm -rf $$w; fi; fi
+
+launcher-shim:
+	@rm -rf $(BUILD)/lib-shim && mkdir -p $(BUILD)/bin $(BUILD)/lib-shim
+	@$(MVN) -q -Dmaven.test.skip=true -pl shim -am package dependency:copy-dependencies \
+	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib-shim
+	@cp shim/target/jrunc-shim-*.jar $(BUILD)/lib-shim/jrunc-shim.jar
+	@$(call render-shim-launcher,$(abspath $(BUILD))/lib-shim,$(BUILD)/bin/containerd-shim-jrunc-v2)
+	@$(call shim-aot-cache,$(abspath $(BUILD))/lib-shim,$(BUILD)/bin/containerd-shim-jrunc-v2)
+	@echo "built $(BUILD)/bin/containerd-shim-jrunc-v2"
 
 # The AOT cache needs root (training runs real containers) and busybox-static; without them the
 # launcher simply runs without it.
@@ -212,7 +255,8 @@ bench-startup: build
 	@scripts/bench-startup.sh $(JAVA_HOME)/bin/java "$(JVM_FLAGS)" $(BUILD)/lib $(BENCH_STARTUP_N)
 
 # Jars to $(PREFIX)/lib/jrunc, the launcher to $(PREFIX)/bin/jrunc pointing at them; jrunc-vm's to
-# $(PREFIX)/lib/jrunc-vm and $(PREFIX)/bin/jrunc-vm, and the VM image (when built) to $(PREFIX)/share/jrunc-vm,
+# $(PREFIX)/lib/jrunc-vm and $(PREFIX)/bin/jrunc-vm, containerd-shim-jrunc-v2's to $(PREFIX)/lib/jrunc-shim
+# and $(PREFIX)/bin/containerd-shim-jrunc-v2 (where containerd finds runtime io.containerd.jrunc.v2), and the VM image (when built) to $(PREFIX)/share/jrunc-vm,
 # where jrunc-vm looks for it.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/jrunc $(DESTDIR)$(PREFIX)/bin
@@ -228,6 +272,11 @@ install: build
 	  for f in $(VM_IMAGE_FILES); do [ ! -f $(BUILD)/vm-image/$$f ] || \
 	    install -m 644 $(BUILD)/vm-image/$$f $(DESTDIR)$(PREFIX)/share/jrunc-vm/$$f || exit 1; done; \
 	else echo "no $(BUILD)/vm-image: run make vm-image for jrunc-vm's VM image"; fi
+	install -d $(DESTDIR)$(PREFIX)/lib/jrunc-shim
+	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc-shim/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-shim/*.aot
+	install -m 644 $(BUILD)/lib-shim/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-shim/
+	$(call render-shim-launcher,$(PREFIX)/lib/jrunc-shim,$(DESTDIR)$(PREFIX)/bin/containerd-shim-jrunc-v2)
+	@if [ -z "$(DESTDIR)" ]; then $(call shim-aot-cache,$(PREFIX)/lib/jrunc-shim,$(PREFIX)/bin/containerd-shim-jrunc-v2); fi
 	@# A cache is valid only for the jar paths it was trained with: train again at the new place.
 	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc/*.aot
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ -x /bin/busybox ]; then \

@@ -1,0 +1,122 @@
+package io.jrunc.shim.cli;
+
+import io.jrunc.bindings.Mounts;
+import io.jrunc.bindings.Signals;
+import io.jrunc.containerd.api.task.v2.DeleteResponse;
+import io.jrunc.shim.EventOrder;
+import io.jrunc.shim.ShimAddress;
+import io.jrunc.shim.ShimOptions;
+import io.jrunc.shim.ShimSockets;
+import io.jrunc.shim.TaskService;
+import io.jrunc.shim.host.HostTaskBackend;
+import io.jrunc.ttrpc.RpcException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+
+/**
+ * {@code delete}: containerd runs it when a task's shim died, with {@code -bundle}. With the host back
+ * end (the options {@code start} recorded in the bundle say which) the task's container is deleted from
+ * the back end's state root (its processes SIGKILLed, its cgroup and state removed); otherwise, or when
+ * no state was left, the init from the bundle's init.pid is killed (only when that process's root is the
+ * bundle's rootfs, so a reused pid is never signalled). The dead shim's socket file goes, the rootfs is
+ * unmounted, and a DeleteResponse is printed on stdout as protobuf: the init's pid, exit status 137
+ * (killed by SIGKILL), now as the exit time.
+ */
+final class DeleteCommand {
+    private DeleteCommand() {
+    }
+
+    static final int KILLED_STATUS = 128 + Signals.SIGKILL;
+
+    static int run(ShimFlags flags, PrintStream out) throws ShimFlags.UsageException, IOException {
+        flags.require("id");
+        Path bundle = flags.bundle().isEmpty() ? Path.of("").toAbsolutePath() : Path.of(flags.bundle());
+        if (!bundle.isAbsolute()) {
+            throw new ShimFlags.UsageException("-bundle " + bundle + " is not an absolute path");
+        }
+        Path rootfs = bundle.resolve("rootfs");
+        int pid = initPid(bundle);
+        if (pid > 0 && rootedIn(pid, rootfs)) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+        ShimOptions options = recordedOptions(bundle);
+        if (options.backend() == ShimOptions.Backend.HOST) {
+            flags.require("namespace");
+            String root = options.settings().get("root");
+            try {
+                int statePid = HostTaskBackend.deleteAfterDeadShim(root == null ? HostTaskBackend.DEFAULT_BASE : Path.of(root),
+                        flags.namespace(), flags.id());
+                pid = statePid > 0 ? statePid : pid;
+            } catch (RpcException e) {
+                throw new IOException(e.getMessage());
+            }
+        }
+        removeDeadSocket(bundle);
+        for (int i = 0; i < 16 && mounted(rootfs); i++) {
+            Mounts.umount(rootfs.toString(), Mounts.MNT_DETACH);
+        }
+        DeleteResponse response = DeleteResponse.newBuilder().setPid(Math.max(pid, 0)).setExitStatus(KILLED_STATUS)
+                .setExitedAt(EventOrder.timestamp(Instant.now())).build();
+        response.writeTo(out);
+        out.flush();
+        return 0;
+    }
+
+    /**
+     * The dead shim's socket file (its address from the bundle, where start wrote it), unless a live
+     * shim answers there (a new shim of the same group); only a path in the shims' socket directory.
+     */
+    private static void removeDeadSocket(Path bundle) throws IOException {
+        String address;
+        try {
+            address = Files.readString(bundle.resolve("address"), StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            return;
+        }
+        Path socket = ShimAddress.pathOf(address).normalize();
+        if (socket.getParent() != null && socket.getParent().equals(ShimAddress.SOCKET_DIR) && !ShimSockets.alive(socket)) {
+            Files.deleteIfExists(socket);
+        }
+    }
+
+    /** The options start recorded; the defaults (host) when there are none or they no longer parse. */
+    private static ShimOptions recordedOptions(Path bundle) {
+        try {
+            return ShimOptions.fromAnyBytes(Files.readAllBytes(bundle.resolve(StartCommand.OPTIONS_FILE)));
+        } catch (IOException | ShimOptions.OptionsException e) {
+            return ShimOptions.DEFAULTS;
+        }
+    }
+
+    private static int initPid(Path bundle) {
+        try {
+            return Integer.parseInt(Files.readString(bundle.resolve(TaskService.INIT_PID_FILE), StandardCharsets.US_ASCII).strip());
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** Whether process {@code pid}'s root directory is {@code rootfs} (it is the container's). */
+    private static boolean rootedIn(int pid, Path rootfs) {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/" + pid + "/root")).equals(rootfs);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static boolean mounted(Path dir) throws IOException {
+        String target = dir.toString();
+        for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+            String[] fields = line.split(" ");
+            if (fields.length > 4 && fields[4].replace("\\040", " ").equals(target)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,436 @@
+package io.jrunc.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * containerd 1.6 (Debian's) driving containerd-shim-jrunc-v2 as runtime {@code io.containerd.jrunc.v2}
+ * with its default (host) back end: `ctr run --runtime io.containerd.jrunc.v2`, the shim found on the
+ * PATH of a private containerd (own config, root, state, sockets; the system containerd is never
+ * touched). Output, exit codes, execs with a terminal and stdin, 1 MiB streams, the order of the events
+ * `ctr events` shows for many containers, and errors for bad input, each leaving nothing behind: no shim,
+ * no socket under /run/containerd/s, no mount, no cgroup.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class ShimTest {
+    static final String RUNTIME = "io.containerd.jrunc.v2";
+    static final String SHIM = "containerd-shim-jrunc-v2";
+    /** How many containers the events test runs in a row (-Djrunc.shim.e2e.containers). */
+    static final int CONTAINERS = Integer.getInteger("jrunc.shim.e2e.containers", 200);
+
+    private Path work;
+    private Path socket;
+    private Path fifoDir;
+    private String namespace;
+    private Process containerd;
+    private Command cmd;
+    private Path shim;
+    private final List<String> ids = new ArrayList<>();
+
+    @BeforeAll
+    void startContainerd() throws Exception {
+        E2eHost.requireRootAndCommands("containerd bsdutils", "containerd", "ctr", "tar", "script");
+        shim = E2eHost.jrunc().resolveSibling(SHIM);
+        assertTrue(Files.isExecutable(shim), shim + " is missing: run `make build` first");
+        work = Files.createTempDirectory("jrunc-e2e-shim-");
+        cmd = new Command(work.resolve("out"), Map.of());
+        socket = work.resolve("containerd.sock");
+        fifoDir = work.resolve("fifo");
+        namespace = work.getFileName().toString();
+        // containerd finds the shim of runtime io.containerd.jrunc.v2 on its PATH, as after `make install`
+        containerd = E2eHost.startContainerd(work, socket, work.resolve("config.toml"), work.resolve("containerd.log"), null,
+                Map.of("PATH", shim.getParent() + ":" + System.getenv("PATH")));
+        assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
+                "containerd did not come up: " + Command.read(work.resolve("containerd.log")));
+        Path tar = E2eHost.busyboxRootfsTar(work, cmd);
+        Path archive = E2eHost.ociArchive(work, tar, cmd);
+        Command.Result imported = cmd.run(ctr("image", "import", archive.toString()));
+        assertEquals(0, imported.exitCode(), imported.describe());
+    }
+
+    @AfterEach
+    void removeContainers() {
+        for (String id : ids) {
+            cmd.run(ctr("task", "kill", "--all", "--signal", "SIGKILL", id));
+            cmd.run(ctr("task", "delete", "--force", id));
+            cmd.run(ctr("container", "delete", id));
+        }
+        ids.clear();
+    }
+
+    @AfterAll
+    void stopContainerd() throws Exception {
+        if (work == null) {
+            return;
+        }
+        try {
+            if (containerd != null) {
+                cmd.run(ctr("image", "remove", E2eHost.IMAGE));
+                containerd.destroy();
+                if (!containerd.waitFor(20, TimeUnit.SECONDS)) {
+                    containerd.destroyForcibly().waitFor();
+                }
+            }
+        } finally {
+            // a shim's command line names this containerd's socket, under the work directory; a shim
+            // ends shortly after its Shutdown (its last events sent), so it is given a moment
+            E2eHost.eventually(20, () -> E2eHost.processesMentioning(work.toString()).isEmpty());
+            List<String> leftovers = E2eHost.killProcessesMentioning(work.toString());
+            List<String> mounts = E2eHost.unmountUnder(work, cmd);
+            E2eHost.removeCgroupTree("/" + namespace);
+            E2eHost.deleteTree(work);
+            assertTrue(leftovers.isEmpty(), "processes left behind: " + leftovers);
+            assertTrue(mounts.isEmpty(), "mounts left behind: " + mounts);
+        }
+    }
+
+    private List<String> ctr(String... args) {
+        return Command.list(List.of("ctr", "--address", socket.toString(), "--namespace", namespace), args);
+    }
+
+    private List<String> ctrRun(String id, List<String> flags, String... command) {
+        ids.add(id);
+        List<String> c = ctr("run", "--runtime", RUNTIME, "--fifo-dir", fifoDir.toString());
+        c.addAll(flags);
+        c.add(E2eHost.IMAGE);
+        c.add(id);
+        c.addAll(List.of(command));
+        return c;
+    }
+
+    private List<String> exec(String id, String execId, List<String> flags, String... command) {
+        List<String> c = ctr("task", "exec", "--exec-id", execId, "--fifo-dir", fifoDir.toString());
+        c.addAll(flags);
+        c.add(id);
+        c.addAll(List.of(command));
+        return c;
+    }
+
+    private String taskStatus(String id) {
+        for (String line : cmd.run(ctr("task", "ls")).out().split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 3 && f[0].equals(id)) {
+                return f[2];
+            }
+        }
+        return "absent";
+    }
+
+    /** The socket of the shim of container {@code id} (no group), by containerd's rule. */
+    private Path shimSocket(String id) throws Exception {
+        String joined = socket + "/" + namespace + "/" + id;
+        return Path.of("/run/containerd/s", HexFormat.of().formatHex(
+                MessageDigest.getInstance("SHA-256").digest(joined.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    /** After the container's deletion: no shim (its socket gone), no mount, no cgroup, no container. */
+    private void assertNothingLeft(String id) throws Exception {
+        Path shimSocket = shimSocket(id);
+        assertTrue(E2eHost.eventually(15, () -> !Files.exists(shimSocket)), "shim socket of " + id + " left: " + shimSocket);
+        assertTrue(E2eHost.eventually(15, () -> E2eHost.processesMentioning("-id " + id + " ").isEmpty()
+                        || E2eHost.processesMentioning(work.toString()).values().stream().noneMatch(c -> c.contains("-id " + id + " "))),
+                "shim of " + id + " still running: " + E2eHost.processesMentioning(work.toString()));
+        assertEquals(List.of(), E2eHost.cgroupDirs("/" + namespace + "/" + id), "cgroup of " + id + " left behind");
+        assertEquals(List.of(), E2eHost.mountsUnder(work.resolve("state")), "mounts left behind");
+        assertFalse(cmd.run(ctr("container", "ls", "-q")).out().lines().anyMatch(id::equals), "container " + id + " left");
+    }
+
+    /** A client command in the background (its output to files), for a kill from another command. */
+    private Process background(List<String> command, String name) throws IOException {
+        return new ProcessBuilder(command).redirectOutput(work.resolve(name + ".out").toFile())
+                .redirectError(work.resolve(name + ".err").toFile())
+                .redirectInput(Path.of("/dev/null").toFile()).start();
+    }
+
+    // ---- 1: output and exit codes --------------------------------------------------------------
+
+    @Test
+    void runPrintsHiAndTheExitCode() throws Exception {
+        Command.Result hi = cmd.run(ctrRun("hi1", List.of("--rm"), "echo", "hi"));
+        assertEquals(0, hi.exitCode(), hi.describe());
+        assertEquals("hi\n", hi.out(), hi.describe());
+        assertNothingLeft("hi1");
+        Command.Result seven = cmd.run(ctrRun("seven1", List.of("--rm"), "sh", "-c", "exit 7"));
+        assertEquals(7, seven.exitCode(), seven.describe());
+        assertNothingLeft("seven1");
+    }
+
+    /**
+     * SIGKILL to a task gives 137; SIGTERM to a process that does not ignore it gives 143. The task's
+     * init is PID 1 of its namespace, which the kernel shields from TERM without a handler, so the TERM
+     * case is an exec's process.
+     */
+    @Test
+    void killedProcessesExitWith137And143() throws Exception {
+        Process run = background(ctrRun("killed1", List.of("--rm"), "sleep", "1000"), "killed1");
+        assertTrue(E2eHost.eventually(60, () -> taskStatus("killed1").equals("RUNNING")), "task did not start");
+        Process execed = background(exec("killed1", "term1", List.of(), "sleep", "1000"), "term1");
+        assertTrue(E2eHost.eventually(60, () -> cmd.run(ctr("task", "ps", "killed1")).out().lines().count() >= 3),
+                "exec did not start: " + cmd.run(ctr("task", "ps", "killed1")).describe());
+        Command.Result term = cmd.run(ctr("task", "kill", "--exec-id", "term1", "--signal", "SIGTERM", "killed1"));
+        assertEquals(0, term.exitCode(), term.describe());
+        assertTrue(execed.waitFor(60, TimeUnit.SECONDS), "exec did not end after TERM");
+        assertEquals(143, execed.exitValue(), Command.read(work.resolve("term1.err")));
+
+        Command.Result kill = cmd.run(ctr("task", "kill", "--signal", "SIGKILL", "killed1"));
+        assertEquals(0, kill.exitCode(), kill.describe());
+        assertTrue(run.waitFor(60, TimeUnit.SECONDS), "ctr run did not end after KILL");
+        assertEquals(137, run.exitValue(), Command.read(work.resolve("killed1.err")));
+        assertNothingLeft("killed1");
+    }
+
+    // ---- 2: exec ---------------------------------------------------------------------------------
+
+    /** A running task with nothing on its streams, for execs. */
+    private void runSleeping(String id) {
+        Command.Result run = cmd.run(ctrRun(id, List.of("--detach", "--null-io"), "sleep", "1000"));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertTrue(E2eHost.eventually(60, () -> taskStatus(id).equals("RUNNING")), "task " + id + " did not start");
+    }
+
+    private void killAndDelete(String id) throws Exception {
+        Command.Result kill = cmd.run(ctr("task", "kill", "--signal", "SIGKILL", id));
+        assertEquals(0, kill.exitCode(), kill.describe());
+        assertTrue(E2eHost.eventually(60, () -> taskStatus(id).equals("STOPPED")), "task " + id + " did not stop");
+        Command.Result delete = cmd.run(ctr("task", "delete", id));
+        assertEquals(0, delete.exitCode(), delete.describe());
+        assertEquals(0, cmd.run(ctr("container", "delete", id)).exitCode());
+        assertNothingLeft(id);
+    }
+
+    @Test
+    void anExecsOutputAndExitCode() throws Exception {
+        runSleeping("exec1");
+        Command.Result six = cmd.run(exec("exec1", "e1", List.of(), "sh", "-c", "echo from exec; exit 6"));
+        assertEquals(6, six.exitCode(), six.describe());
+        assertEquals("from exec\n", six.out(), six.describe());
+        killAndDelete("exec1");
+    }
+
+    /** ctr copies its stdin into the exec's stdin fifo and closes it at end of file: cat sees the end. */
+    @Test
+    void anExecsStdinIsPipedThrough() throws Exception {
+        runSleeping("stdin1");
+        Command.Result cat = cmd.run(exec("stdin1", "e1", List.of(), "sh", "-c", "cat; echo end"), "line one\nline two\n");
+        assertEquals(0, cat.exitCode(), cat.describe());
+        assertEquals("line one\nline two\nend\n", cat.out(), cat.describe());
+        killAndDelete("stdin1");
+    }
+
+    /**
+     * ctr --tty sizes the pty from its own terminal (script gives it one, of 33 rows and 111 columns)
+     * with a ResizePty after Start, so the process looks a moment later.
+     */
+    @Test
+    void anExecWithATerminalSeesItsSize() throws Exception {
+        runSleeping("tty1");
+        String line = "stty rows 33 cols 111; " + String.join(" ", exec("tty1", "e1", List.of("--tty"),
+                "sh", "-c", "'sleep 1; stty size; tty; exit 4'"));
+        Command.Result tty = cmd.run(List.of("script", "-qec", line, "/dev/null"));
+        assertEquals(4, tty.exitCode(), tty.describe());
+        assertTrue(tty.out().contains("33 111\r"), tty.describe().replace("\r", "\\r").replace("\n", "\\n"));
+        assertTrue(tty.out().contains("/dev/pts/"), tty.describe());
+        killAndDelete("tty1");
+    }
+
+    /** What a cleanup does (and this class's after each test): kill --all, delete --force, at once. */
+    @Test
+    void aRunningTaskKilledAndForceDeletedLeavesNothing() throws Exception {
+        runSleeping("force1");
+        Command.Result exec = cmd.run(exec("force1", "e1", List.of(), "true"));
+        assertEquals(0, exec.exitCode(), exec.describe());
+        Command.Result tty = cmd.run(List.of("script", "-qec", String.join(" ", exec("force1", "e2", List.of("--tty"), "true")),
+                "/dev/null"));
+        assertEquals(0, tty.exitCode(), tty.describe());
+        Command.Result kill = cmd.run(ctr("task", "kill", "--all", "--signal", "SIGKILL", "force1"));
+        assertEquals(0, kill.exitCode(), kill.describe());
+        Command.Result delete = cmd.run(ctr("task", "delete", "--force", "force1"));
+        assertEquals(0, delete.exitCode(), delete.describe());
+        assertEquals(0, cmd.run(ctr("container", "delete", "force1")).exitCode());
+        assertNothingLeft("force1");
+    }
+
+    /**
+     * A shim killed with SIGKILL: containerd notices and runs the shim's `delete`, which removes the
+     * task's container (process, cgroup, state) and unmounts its rootfs.
+     */
+    @Test
+    void aKilledShimIsCleanedUpByDelete() throws Exception {
+        runSleeping("dead1");
+        Map<Long, String> shims = E2eHost.processesMentioning("-id dead1 ");
+        assertEquals(1, shims.size(), shims.toString());
+        ProcessHandle.of(shims.keySet().iterator().next()).orElseThrow().destroyForcibly();
+        assertTrue(E2eHost.eventually(30, () -> E2eHost.processesMentioning("-id dead1 ").isEmpty()), "shim still there");
+        cmd.run(ctr("task", "delete", "--force", "dead1"));
+        assertTrue(E2eHost.eventually(30, () -> taskStatus("dead1").equals("absent")), "task still listed");
+        assertEquals(0, cmd.run(ctr("container", "delete", "dead1")).exitCode());
+        assertTrue(E2eHost.eventually(30, () -> E2eHost.cgroupDirs("/" + namespace + "/dead1").isEmpty()),
+                "cgroup left: " + E2eHost.cgroupDirs("/" + namespace + "/dead1"));
+        assertFalse(Files.exists(Path.of("/run/containerd/jrunc", namespace, "dead1")), "host back end state left");
+        assertNothingLeft("dead1");
+    }
+
+    /** 8: an exec into a stopped task is refused with containerd's failed-precondition error. */
+    @Test
+    void anExecIntoAStoppedTaskIsRefused() throws Exception {
+        Command.Result run = cmd.run(ctrRun("stopped1", List.of("--detach", "--null-io"), "sh", "-c", "exit 3"));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertTrue(E2eHost.eventually(60, () -> taskStatus("stopped1").equals("STOPPED")), "task did not stop");
+        Command.Result stopped = cmd.run(exec("stopped1", "e1", List.of(), "true"));
+        assertNotEquals(0, stopped.exitCode(), stopped.describe());
+        assertTrue(stopped.err().contains("failed precondition"), stopped.describe());
+        Command.Result delete = cmd.run(ctr("task", "delete", "stopped1"));
+        assertEquals(0, delete.exitCode(), delete.describe());
+        assertTrue(delete.err().contains("exit code 3"), delete.describe());
+        assertEquals(0, cmd.run(ctr("container", "delete", "stopped1")).exitCode());
+        assertNothingLeft("stopped1");
+    }
+
+    // ---- 3: 1 MiB each way -----------------------------------------------------------------------
+
+    @Test
+    void aMebibyteOfStdoutAndStderrComesThroughIntact() throws Exception {
+        Command.Result r = cmd.run(ctrRun("mib1", List.of("--rm"), "sh", "-c",
+                "yes 0123456789abcdef | head -c 1048576; yes fedcba9876543210 | head -c 1048576 >&2"));
+        assertEquals(0, r.exitCode(), r.err().length() > 200 ? r.err().substring(0, 200) : r.err());
+        assertEquals(repeat("0123456789abcdef\n", 1048576), r.out(), "stdout differs");
+        assertEquals(repeat("fedcba9876543210\n", 1048576), r.err(), "stderr differs");
+        assertNothingLeft("mib1");
+    }
+
+    private static String repeat(String line, int bytes) {
+        return line.repeat(bytes / line.length() + 1).substring(0, bytes);
+    }
+
+    // ---- 4: events in order ----------------------------------------------------------------------
+
+    private static final Pattern EVENT = Pattern.compile("(/tasks/[a-z-]+) (\\{.*\\})\\s*$");
+    private static final Pattern CONTAINER = Pattern.compile("\"container_id\":\"([^\"]+)\"");
+    private static final Pattern EXEC_ID = Pattern.compile("\"(?:exec_id|id)\":\"([^\"]+)\"");
+
+    @Test
+    void eventsOfManyContainersAndExecsAreInContainerdsOrder() throws Exception {
+        Path eventsLog = work.resolve("events.out");
+        Process events = new ProcessBuilder(ctr("events")).redirectOutput(eventsLog.toFile())
+                .redirectErrorStream(true).redirectInput(Path.of("/dev/null").toFile()).start();
+        try {
+            Thread.sleep(500);
+            for (int i = 0; i < CONTAINERS; i++) {
+                String id = "ev" + i;
+                Command.Result r = cmd.run(ctrRun(id, List.of("--rm", "--null-io"), "true"));
+                assertEquals(0, r.exitCode(), r.describe());
+                ids.remove(id);
+            }
+            Command.Result run = cmd.run(ctrRun("evexec", List.of("--detach", "--null-io"), "sleep", "1000"));
+            assertEquals(0, run.exitCode(), run.describe());
+            for (int i = 0; i < 5; i++) {
+                Command.Result e = cmd.run(exec("evexec", "x" + i, List.of(), "sh", "-c", "exit " + i));
+                assertEquals(i, e.exitCode(), e.describe());
+            }
+            cmd.run(ctr("task", "kill", "--signal", "SIGKILL", "evexec"));
+            assertTrue(E2eHost.eventually(60, () -> taskStatus("evexec").equals("STOPPED")), "task did not stop");
+            assertEquals(0, cmd.run(ctr("task", "delete", "evexec")).exitCode());
+            assertTrue(E2eHost.eventually(10, () -> Command.read(eventsLog).contains("/tasks/delete {\"container_id\":\"evexec\"")),
+                    "no delete event for evexec");
+        } finally {
+            events.destroy();
+            events.waitFor(10, TimeUnit.SECONDS);
+        }
+        Map<String, List<String>> byProcess = new LinkedHashMap<>();
+        for (String line : Command.read(eventsLog).split("\n")) {
+            if (!line.contains(" " + namespace + " ")) {
+                continue;
+            }
+            Matcher m = EVENT.matcher(line);
+            if (!m.find()) {
+                continue;
+            }
+            String topic = m.group(1);
+            Matcher c = CONTAINER.matcher(m.group(2));
+            if (!c.find()) {
+                continue;
+            }
+            String container = c.group(1);
+            Matcher x = EXEC_ID.matcher(m.group(2));
+            String execId = x.find() ? x.group(1) : container;
+            // the init's events are its container's; an exec's are container/exec
+            String key = topic.equals("/tasks/create") || topic.equals("/tasks/start") || topic.equals("/tasks/delete")
+                    || execId.equals(container) ? container : container + "/" + execId;
+            byProcess.computeIfAbsent(key, k -> new ArrayList<>()).add(topic);
+        }
+        List<String> taskOrder = List.of("/tasks/create", "/tasks/start", "/tasks/exit", "/tasks/delete");
+        for (int i = 0; i < CONTAINERS; i++) {
+            assertEquals(taskOrder, byProcess.get("ev" + i), "events of ev" + i);
+        }
+        assertEquals(taskOrder, byProcess.get("evexec"), "events of evexec");
+        for (int i = 0; i < 5; i++) {
+            assertEquals(List.of("/tasks/exec-added", "/tasks/exec-started", "/tasks/exit"), byProcess.get("evexec/x" + i),
+                    "events of exec x" + i);
+        }
+        ids.remove("evexec");
+        cmd.run(ctr("container", "delete", "evexec"));
+        assertNothingLeft("evexec");
+        assertNothingLeft("ev" + (CONTAINERS - 1));
+    }
+
+    // ---- 8: bad input ----------------------------------------------------------------------------
+
+    @Test
+    void anUnknownRuntimeOptionIsNamedAndNothingIsLeft() throws Exception {
+        Path config = work.resolve("bad-options.toml");
+        Files.writeString(config, "backend = \"host\"\ncolour = \"red\"\n");
+        Command.Result r = cmd.run(ctrRun("badopt1", List.of("--rm", "--runtime-config-path", config.toString()), "true"));
+        assertNotEquals(0, r.exitCode(), r.describe());
+        assertTrue(r.err().contains("runtime options: " + config + " line 2: unknown option colour"), r.describe());
+        assertNothingLeft("badopt1");
+    }
+
+    @Test
+    void aBundleWithoutConfigJsonIsRefusedByStart() throws Exception {
+        Path bundle = Files.createDirectories(work.resolve("empty-bundle"));
+        Command.Result r = cmd.run(List.of("sh", "-c", "cd " + bundle + " && exec " + shim + " -namespace " + namespace
+                + " -address " + socket + " -publish-binary /usr/bin/containerd -id nobundle1 start"));
+        assertEquals(1, r.exitCode(), r.describe());
+        assertEquals("", r.out(), r.describe());
+        assertEquals(SHIM + ": bundle " + bundle + " has no config.json\n", r.err(), r.describe());
+        assertFalse(Files.exists(shimSocket("nobundle1")));
+    }
+
+    @Test
+    void aSecondContainerWithTheSameIdIsRefused() throws Exception {
+        Command.Result first = cmd.run(ctrRun("dup1", List.of("--detach", "--null-io"), "sleep", "1000"));
+        assertEquals(0, first.exitCode(), first.describe());
+        Command.Result second = cmd.run(ctrRun("dup1", List.of("--detach", "--null-io"), "sleep", "1000"));
+        assertNotEquals(0, second.exitCode(), second.describe());
+        assertTrue(second.err().contains("already exists"), second.describe());
+        assertEquals("RUNNING", taskStatus("dup1"));
+        cmd.run(ctr("task", "kill", "--signal", "SIGKILL", "dup1"));
+        assertTrue(E2eHost.eventually(60, () -> taskStatus("dup1").equals("STOPPED")), "task did not stop");
+        assertEquals(0, cmd.run(ctr("task", "delete", "dup1")).exitCode());
+        assertEquals(0, cmd.run(ctr("container", "delete", "dup1")).exitCode());
+        assertNothingLeft("dup1");
+    }
+}
