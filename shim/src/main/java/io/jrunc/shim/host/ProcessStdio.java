@@ -1,5 +1,6 @@
 package io.jrunc.shim.host;
 
+import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.runtime.init.SpawnRequest;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * process and its children have closed it. A {@code file://} path is a file opened for appending.
  *
  * <p>Input: a pipe is the process's stdin and a thread copies the fifo into it, because only then can
- * the shim give the process end of file when containerd asks (CloseIO) while the fifo stays open.
+ * the shim give the process end of file when containerd asks (CloseIO) while the fifo stays open; the
+ * process also reads end of file once every writer of the fifo has closed it.
  *
  * <p>A terminal: the pty master the runtime library sent; a thread copies it to the stdout fifo and
  * another copies the stdin fifo into it. Input end of file is the EOF character.
@@ -52,7 +54,7 @@ final class ProcessStdio implements AutoCloseable {
             out = openOutput("stdout", stdio.stdout());
             err = openOutput("stderr", stdio.stderr());
             if (!stdio.stdin().isEmpty()) {
-                in = openFifo("stdin", stdio.stdin());
+                in = openFifo("stdin", stdio.stdin(), STDIN_FLAGS);
                 pipe = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
             }
         } catch (RpcException | RuntimeException e) {
@@ -80,7 +82,7 @@ final class ProcessStdio implements AutoCloseable {
         try {
             out = openOutput("stdout", stdio.stdout());
             if (!stdio.stdin().isEmpty()) {
-                in = openFifo("stdin", stdio.stdin());
+                in = openFifo("stdin", stdio.stdin(), STDIN_FLAGS);
             }
         } catch (RpcException | RuntimeException e) {
             FileDescriptors.closeQuietly(out);
@@ -157,11 +159,20 @@ final class ProcessStdio implements AutoCloseable {
             byte[] buffer = new byte[CHUNK];
             try {
                 while (!closed) {
+                    // no event while no writer has ever opened the fifo; POLLHUP once the last has closed it
                     short revents = FileDescriptors.poll(stdinFifo, FileDescriptors.POLLIN, 50);
-                    if ((revents & FileDescriptors.POLLIN) != 0) {
-                        int n = FileDescriptors.read(stdinFifo, buffer, buffer.length);
-                        if (n > 0 && !writeAll(stdinTarget, buffer, n)) {
-                            break;
+                    if ((revents & (FileDescriptors.POLLIN | FileDescriptors.POLLHUP)) != 0) {
+                        int n;
+                        try {
+                            n = FileDescriptors.read(stdinFifo, buffer, buffer.length);
+                        } catch (ErrnoException e) {
+                            if (e.is(Errno.EAGAIN)) {
+                                continue;
+                            }
+                            throw e;
+                        }
+                        if (n == 0 || !writeAll(stdinTarget, buffer, n)) {
+                            break; // every writer closed the fifo: the process's end of input
                         }
                     } else if (stdinClosing) {
                         break;
@@ -244,10 +255,20 @@ final class ProcessStdio implements AutoCloseable {
             }
             return open(stream, path, FileDescriptors.O_WRONLY | FileDescriptors.O_CREAT | FileDescriptors.O_APPEND);
         }
-        return openFifo(stream, uri);
+        // read-write: opening a fifo so never blocks, with or without containerd's reader
+        return openFifo(stream, uri, FileDescriptors.O_RDWR);
     }
 
-    private static int openFifo(String stream, String uri) throws RpcException {
+    /**
+     * stdin's fifo is opened for reading alone (non-blocking, so the open never waits for a writer):
+     * when containerd's side closes its end (ctr at the end of its input), the copy reads end of file
+     * and gives it to the process, as containerd's runc shim does; ctr sends no CloseIO when its input
+     * ended before its Exec returned. Held read-write, the shim would be a writer itself and no end
+     * would ever come.
+     */
+    private static final int STDIN_FLAGS = FileDescriptors.O_RDONLY | FileDescriptors.O_NONBLOCK;
+
+    private static int openFifo(String stream, String uri, int flags) throws RpcException {
         if (uri.startsWith("fifo://")) {
             uri = uri.substring("fifo://".length());
         }
@@ -260,8 +281,7 @@ final class ProcessStdio implements AutoCloseable {
         if (!Files.exists(Path.of(uri))) {
             throw new RpcException(Code.INVALID_ARGUMENT, stream + ": " + uri + " does not exist");
         }
-        // read-write: opening a fifo so never blocks, with or without a peer
-        return open(stream, uri, FileDescriptors.O_RDWR);
+        return open(stream, uri, flags);
     }
 
     private static int open(String stream, String path, int flags) throws RpcException {

@@ -239,12 +239,34 @@ class HostTaskBackendTest {
         backend.start(b.id, "");
         try (FileOutputStream w = new FileOutputStream(in.toFile())) {
             w.write("hello shim\n".getBytes(StandardCharsets.UTF_8));
+            w.flush();
+            // containerd's writer stays open: the process reads on until the shim is told to close its stdin
+            Thread.sleep(300);
+            assertEquals(TaskStatus.Phase.RUNNING, backend.state(b.id, "").phase());
+            backend.closeStdin(b.id, "");
+            assertEquals("HELLO SHIM\ndone\n", o.get(30, TimeUnit.SECONDS));
         }
-        // the writer is gone, but the process reads on until the shim is told to close its stdin
-        Thread.sleep(300);
+        assertEquals(0, backend.await(b.id, "").status());
+        backend.delete(b.id, "");
+        assertGone(b);
+    }
+
+    @Test
+    void stdinEndsWhenEveryWriterOfItsFifoHasClosedIt() throws Exception {
+        // ctr closes its end at the end of its input, and sends no CloseIO when that came before its
+        // Exec returned: the process must read end of file all the same (containerd's runc shim does)
+        TestBundle b = bundle("stdineof").sh("cat; echo done");
+        Path in = b.fifo("stdin");
+        Path out = b.fifo("stdout");
+        backend.create(b.create(NS, new TaskRequests.Stdio(in.toString(), out.toString(), "", false)));
+        CompletableFuture<String> o = textReader(out);
+        backend.start(b.id, "");
+        Thread.sleep(300); // no writer has opened the fifo yet: that is no end of input
         assertEquals(TaskStatus.Phase.RUNNING, backend.state(b.id, "").phase());
-        backend.closeStdin(b.id, "");
-        assertEquals("HELLO SHIM\ndone\n", o.get(30, TimeUnit.SECONDS));
+        try (FileOutputStream w = new FileOutputStream(in.toFile())) {
+            w.write("line one\nline two\n".getBytes(StandardCharsets.UTF_8));
+        }
+        assertEquals("line one\nline two\ndone\n", o.get(30, TimeUnit.SECONDS));
         assertEquals(0, backend.await(b.id, "").status());
         backend.delete(b.id, "");
         assertGone(b);
