@@ -82,7 +82,7 @@ class CriTest {
 
     /** The runtime handlers every pod case runs with: one line each. */
     static Stream<CriContainerd.Handler> handlers() {
-        return Stream.of(CriContainerd.Handler.RUNC, CriContainerd.Handler.RUNC_SHIM_JRUNC);
+        return Stream.of(CriContainerd.Handler.RUNC, CriContainerd.Handler.RUNC_SHIM_JRUNC, CriContainerd.Handler.JRUNC_HOST);
     }
 
     @BeforeAll
