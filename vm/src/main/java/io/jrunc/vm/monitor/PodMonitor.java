@@ -35,6 +35,7 @@ import io.jrunc.vm.monitor.pb.Share;
 import io.jrunc.vm.monitor.pb.ShutdownResponse;
 import io.jrunc.vm.monitor.pb.StartContainerResponse;
 import io.jrunc.vm.monitor.pb.StatusResponse;
+import io.jrunc.vm.qemu.Liveness;
 import io.jrunc.vm.qemu.QemuCommand;
 import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.network.PodNetworks;
@@ -522,7 +523,7 @@ public final class PodMonitor implements AutoCloseable {
         if (vm.qemuPid() <= 0) {
             return Optional.empty();
         }
-        return ProcessHandle.of(vm.qemuPid()).filter(PodProcesses::live)
+        return ProcessHandle.of(vm.qemuPid()).filter(Liveness::live)
                 .filter(h -> h.info().startInstant().map(i -> i.toEpochMilli() == vm.qemuStartedAt()).orElse(false));
     }
 }

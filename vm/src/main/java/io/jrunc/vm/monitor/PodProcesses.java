@@ -1,6 +1,7 @@
 package io.jrunc.vm.monitor;
 
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.qemu.Liveness;
 import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.qemu.Virtiofsd;
 import io.jrunc.vm.state.PodRecord;
@@ -51,7 +52,7 @@ public final class PodProcesses {
                 ended = true;
                 found.forEach(ProcessHandle::destroyForcibly);
                 for (ProcessHandle h : found) {
-                    while (live(h)) {
+                    while (Liveness.live(h)) {
                         if (System.nanoTime() > deadline) {
                             throw new VmException("pod " + pod + ": process " + h.pid() + " did not end after SIGKILL");
                         }
@@ -86,7 +87,7 @@ public final class PodProcesses {
         List<ProcessHandle> monitors = new ArrayList<>();
         List<ProcessHandle> qemus = new ArrayList<>();
         PodMonitor.runningQemu(recorded).filter(h -> h.pid() != self).ifPresent(qemus::add);
-        ProcessHandle.allProcesses().filter(h -> h.pid() != self && live(h)).forEach(h -> {
+        ProcessHandle.allProcesses().filter(h -> h.pid() != self && Liveness.live(h)).forEach(h -> {
             String[] args = h.info().arguments().orElse(null);
             if (args == null) {
                 return;
@@ -100,24 +101,6 @@ public final class PodProcesses {
         });
         monitors.addAll(qemus);
         return monitors;
-    }
-
-    /**
-     * Alive and not a zombie. A process that got SIGKILL has ended once it is a zombie: it holds no
-     * memory, file or socket any more, and whoever reaps it (its parent, or init for an orphan, which
-     * may take a second or two) is no concern of the pod's. ProcessHandle counts a zombie as alive.
-     */
-    public static boolean live(ProcessHandle h) {
-        if (!h.isAlive()) {
-            return false;
-        }
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
-            char state = stat.substring(stat.lastIndexOf(')') + 1).strip().charAt(0);
-            return state != 'Z' && state != 'X';
-        } catch (IOException | RuntimeException e) {
-            return h.isAlive();
-        }
     }
 
     private static void sleep(Duration d) {

@@ -109,7 +109,7 @@ public final class Virtiofsd {
         found.forEach(ProcessHandle::destroyForcibly);
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         for (ProcessHandle h : found) {
-            while (io.jrunc.vm.monitor.PodProcesses.live(h)) {
+            while (Liveness.live(h)) {
                 if (System.nanoTime() > deadline) {
                     throw new IOException("virtiofsd " + h.pid() + " did not end after SIGKILL");
                 }
