@@ -35,7 +35,7 @@ E2E_NORECOMMENDS := docker.io
 VM_PACKAGES := qemu-system-x86 cpio busybox-static e2fsprogs file
 VM_DIR := $(BUILD)/vm
 
-.PHONY: all check-jdk deps build launcher launcher-vm launcher-shim one-jar aot-cache test test-report test-vm vm-run vm-image test-agent demo install bench bench-startup clean bindings
+.PHONY: all check-jdk deps build launcher launcher-vm launcher-shim one-jar aot-cache test test-report test-vm vm-run vm-image test-agent demo install bench bench-shim bench-startup clean bindings
 
 all: build
 
@@ -246,6 +246,14 @@ BENCH_PAIRS ?=
 bench: build
 	$(call apt-ensure,$(TEST_PACKAGES) $(BENCH_PACKAGES))
 	@scripts/bench.sh $(JRUNC) $(BUILD)/bench $(BENCH_N) $(BENCH_MEM_N) $(BENCH_PAIRS)
+
+# containerd's runc shim + runc, the runc shim driving jrunc, and containerd-shim-jrunc-v2's host back end,
+# interleaved in one run against a private containerd: `ctr run --rm` and `ctr task exec` medians of
+# BENCH_SHIM_N, the shim's PSS with one container and with 5 grouped (scripts/bench-shim.sh). Needs root.
+BENCH_SHIM_N ?= 31
+bench-shim: build
+	$(call apt-ensure,$(TEST_PACKAGES) $(E2E_PACKAGES))
+	@scripts/bench-shim.sh $(BUILD)/bin $(BUILD)/bench-shim $(BENCH_SHIM_N)
 
 # Where a jrunc call's time goes: JVM start, the command line, JSON, FFM linking and a whole run, each with and
 # without the AOT cache (scripts/bench-startup.sh). BENCH_STARTUP_N rounds.
