@@ -75,8 +75,8 @@ ctr_ image ls -q | grep -qx "$IMAGE" || { echo "bench-shim: image import failed"
 
 # the three configurations: flags of ctr run
 flags() { case $1 in
-  a) echo --runtime io.containerd.runc.v2 ;;
-  b) echo --runtime io.containerd.runc.v2 --runc-binary "$BIN/jrunc" ;;
+  a) echo --runtime io.containerd.runc.v2 --runc-root "$WORK/runc" ;;
+  b) echo --runtime io.containerd.runc.v2 --runc-binary "$BIN/jrunc" --runc-root "$WORK/jrunc" ;;
   c) echo --runtime io.containerd.jrunc.v2 ;; esac; }
 now() { date +%s%N; }
 ms() { awk -v n="$1" 'BEGIN{printf "%.1f", n/1e6}'; }
