@@ -65,12 +65,7 @@ class ContainerdTest {
     /** Whatever a test left (it failed half-way): its tasks killed and deleted, its containers deleted. */
     @AfterEach
     void removeContainers() {
-        for (String id : ids) {
-            cmd.run(ctr("task", "kill", "--all", "--signal", "SIGKILL", id));
-            cmd.run(ctr("task", "delete", "--force", id));
-            cmd.run(ctr("container", "delete", id));
-        }
-        ids.clear();
+        E2eHost.removeTasks(cmd, this::ctr, ids);
     }
 
     @AfterAll
@@ -78,23 +73,7 @@ class ContainerdTest {
         if (work == null) {
             return;
         }
-        try {
-            if (containerd != null) {
-                cmd.run(ctr("image", "remove", E2eHost.IMAGE));
-                containerd.destroy(); // SIGTERM to its pid
-                if (!containerd.waitFor(20, TimeUnit.SECONDS)) {
-                    containerd.destroyForcibly().waitFor();
-                }
-            }
-        } finally {
-            // Shims outlive containerd by design; any left means a task was not deleted.
-            List<String> leftovers = E2eHost.killProcessesMentioning(work.toString());
-            List<String> mounts = E2eHost.unmountUnder(work, cmd);
-            E2eHost.removeCgroupTree("/" + namespace);
-            E2eHost.deleteTree(work);
-            assertTrue(leftovers.isEmpty(), "processes left behind: " + leftovers);
-            assertTrue(mounts.isEmpty(), "mounts left behind: " + mounts);
-        }
+        E2eHost.stopPrivateContainerd(containerd, work, namespace, cmd, this::ctr, 0);
     }
 
     private List<String> ctr(String... args) {

@@ -163,6 +163,47 @@ final class E2eHost {
     }
 
     /** Polls {@code condition} every 200 ms for up to {@code seconds}. */
+    /** Whatever a test left (it failed half-way): its tasks killed and deleted, its containers deleted. */
+    static void removeTasks(Command cmd, java.util.function.Function<String[], List<String>> ctr, List<String> ids) {
+        for (String id : ids) {
+            cmd.run(ctr.apply(new String[] {"task", "kill", "--all", "--signal", "SIGKILL", id}));
+            cmd.run(ctr.apply(new String[] {"task", "delete", "--force", id}));
+            cmd.run(ctr.apply(new String[] {"container", "delete", id}));
+        }
+        ids.clear();
+    }
+
+    /**
+     * Ends a test class's private containerd (its image removed first, SIGTERM, SIGKILL after 20 s),
+     * then finds what it left: shims (whose command lines name its socket under {@code work}, given
+     * {@code shimGraceSeconds} to end after their Shutdown), mounts under {@code work}, the namespace's
+     * cgroup tree; removes all of it and fails on any process or mount that was left.
+     */
+    static void stopPrivateContainerd(Process containerd, Path work, String namespace, Command cmd,
+                                      java.util.function.Function<String[], List<String>> ctr, int shimGraceSeconds)
+            throws InterruptedException {
+        try {
+            if (containerd != null) {
+                cmd.run(ctr.apply(new String[] {"image", "remove", IMAGE}));
+                containerd.destroy(); // SIGTERM to its pid
+                if (!containerd.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+                    containerd.destroyForcibly().waitFor();
+                }
+            }
+        } finally {
+            if (shimGraceSeconds > 0) {
+                eventually(shimGraceSeconds, () -> processesMentioning(work.toString()).isEmpty());
+            }
+            // shims outlive containerd by design; any left means a task was not deleted
+            List<String> leftovers = killProcessesMentioning(work.toString());
+            List<String> mounts = unmountUnder(work, cmd);
+            removeCgroupTree("/" + namespace);
+            deleteTree(work);
+            assertTrue(leftovers.isEmpty(), "processes left behind: " + leftovers);
+            assertTrue(mounts.isEmpty(), "mounts left behind: " + mounts);
+        }
+    }
+
     static boolean eventually(int seconds, BooleanSupplier condition) {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (true) {

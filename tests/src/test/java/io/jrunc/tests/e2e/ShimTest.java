@@ -73,12 +73,7 @@ class ShimTest {
 
     @AfterEach
     void removeContainers() {
-        for (String id : ids) {
-            cmd.run(ctr("task", "kill", "--all", "--signal", "SIGKILL", id));
-            cmd.run(ctr("task", "delete", "--force", id));
-            cmd.run(ctr("container", "delete", id));
-        }
-        ids.clear();
+        E2eHost.removeTasks(cmd, this::ctr, ids);
     }
 
     @AfterAll
@@ -86,25 +81,7 @@ class ShimTest {
         if (work == null) {
             return;
         }
-        try {
-            if (containerd != null) {
-                cmd.run(ctr("image", "remove", E2eHost.IMAGE));
-                containerd.destroy();
-                if (!containerd.waitFor(20, TimeUnit.SECONDS)) {
-                    containerd.destroyForcibly().waitFor();
-                }
-            }
-        } finally {
-            // a shim's command line names this containerd's socket, under the work directory; a shim
-            // ends shortly after its Shutdown (its last events sent), so it is given a moment
-            E2eHost.eventually(20, () -> E2eHost.processesMentioning(work.toString()).isEmpty());
-            List<String> leftovers = E2eHost.killProcessesMentioning(work.toString());
-            List<String> mounts = E2eHost.unmountUnder(work, cmd);
-            E2eHost.removeCgroupTree("/" + namespace);
-            E2eHost.deleteTree(work);
-            assertTrue(leftovers.isEmpty(), "processes left behind: " + leftovers);
-            assertTrue(mounts.isEmpty(), "mounts left behind: " + mounts);
-        }
+        E2eHost.stopPrivateContainerd(containerd, work, namespace, cmd, this::ctr, 20);
     }
 
     private List<String> ctr(String... args) {
