@@ -373,6 +373,169 @@ class ShimTest {
         assertNothingLeft("ev" + (CONTAINERS - 1));
     }
 
+    // ---- 5: pause/resume, update, metrics, OOM through containerd ----------------------------------
+
+    /** The task's init pid as ctr lists it (-1 when not listed). */
+    private long taskPid(String id) {
+        for (String line : cmd.run(ctr("task", "ls")).out().split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 3 && f[0].equals(id)) {
+                return Long.parseLong(f[1]);
+            }
+        }
+        return -1;
+    }
+
+    /** The host back end's runtime state root of this namespace (no [host] root in the runtime's options). */
+    private Path runtimeRoot() {
+        return Path.of("/run/containerd/jrunc", namespace);
+    }
+
+    /** The container's init pid from the runtime's own state (`jrunc --root ROOT state ID`). */
+    private long runtimePid(String id) {
+        Command.Result state = cmd.run(List.of(E2eHost.jrunc().toString(), "--root", runtimeRoot().toString(), "state", id));
+        assertEquals(0, state.exitCode(), state.describe());
+        Matcher m = Pattern.compile("\"pid\"\\s*:\\s*(\\d+)").matcher(state.out());
+        assertTrue(m.find(), state.describe());
+        return Long.parseLong(m.group(1));
+    }
+
+    /**
+     * The task's cgroup directory in the hierarchy of {@code v1Controller} (the v2 tree on a unified
+     * host), found from the pid in the runtime's state and that process's /proc/PID/cgroup.
+     */
+    private Path taskCgroup(String id, String v1Controller) {
+        Map<String, Path> dirs = E2eHost.cgroupsOf(runtimePid(id));
+        Path dir = dirs.containsKey(v1Controller) ? dirs.get(v1Controller) : dirs.get("");
+        assertTrue(dir != null && Files.isDirectory(dir), "cgroup of " + id + ": " + dirs);
+        return dir;
+    }
+
+    private static boolean unified(Path cgroupDir) {
+        return Files.exists(cgroupDir.resolve("cgroup.controllers"));
+    }
+
+    /** Frozen or not, as the kernel shows it: v1 freezer.state, v2 cgroup.events' "frozen". */
+    private static String freezerState(Path dir) {
+        if (unified(dir)) {
+            return Command.read(dir.resolve("cgroup.events")).contains("frozen 1") ? "FROZEN" : "THAWED";
+        }
+        return Command.read(dir.resolve("freezer.state")).strip();
+    }
+
+    private static long memoryLimit(Path dir) {
+        String v = Command.read(dir.resolve(unified(dir) ? "memory.max" : "memory.limit_in_bytes")).strip();
+        return v.equals("max") ? Long.MAX_VALUE : Long.parseLong(v);
+    }
+
+    /** `ctr events` in the background, to {@code log}. */
+    private Process events(Path log) throws Exception {
+        Process events = new ProcessBuilder(ctr("events")).redirectOutput(log.toFile())
+                .redirectErrorStream(true).redirectInput(Path.of("/dev/null").toFile()).start();
+        Thread.sleep(500); // subscribed before the first event of the test
+        return events;
+    }
+
+    /** The topics `ctr events` showed for container {@code id} of this namespace, in order. */
+    private List<String> topicsOf(Path log, String id) {
+        List<String> topics = new ArrayList<>();
+        for (String line : Command.read(log).split("\n")) {
+            Matcher m = EVENT.matcher(line);
+            if (line.contains(" " + namespace + " ") && m.find() && m.group(2).contains("\"container_id\":\"" + id + "\"")) {
+                topics.add(m.group(1));
+            }
+        }
+        return topics;
+    }
+
+    /** The METRIC/VALUE lines of `ctr task metrics` (its table). */
+    private Map<String, String> metrics(String id) {
+        Command.Result r = cmd.run(ctr("task", "metrics", id));
+        assertEquals(0, r.exitCode(), r.describe());
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String line : r.out().split("\n")) {
+            String[] f = line.trim().split("\\s+", 2);
+            if (f.length == 2) {
+                values.put(f[0], f[1].strip());
+            }
+        }
+        return values;
+    }
+
+    @Test
+    void pauseAndResumeFreezeTheTasksCgroupAndAreEvents() throws Exception {
+        Path log = work.resolve("pause-events.out");
+        Process events = events(log);
+        try {
+            runSleeping("pause1");
+            Path cgroup = taskCgroup("pause1", "freezer");
+            assertEquals("THAWED", freezerState(cgroup));
+            Command.Result pause = cmd.run(ctr("task", "pause", "pause1"));
+            assertEquals(0, pause.exitCode(), pause.describe());
+            assertEquals("PAUSED", taskStatus("pause1"));
+            assertEquals("FROZEN", freezerState(cgroup));
+            Command.Result resume = cmd.run(ctr("task", "resume", "pause1"));
+            assertEquals(0, resume.exitCode(), resume.describe());
+            assertEquals("RUNNING", taskStatus("pause1"));
+            assertEquals("THAWED", freezerState(cgroup));
+            Command.Result exec = cmd.run(exec("pause1", "e1", List.of(), "echo", "thawed"));
+            assertEquals(0, exec.exitCode(), exec.describe());
+            assertEquals("thawed\n", exec.out());
+            assertTrue(E2eHost.eventually(10, () -> topicsOf(log, "pause1").contains("/tasks/resumed")), Command.read(log));
+            List<String> topics = topicsOf(log, "pause1");
+            assertEquals(List.of("/tasks/create", "/tasks/start", "/tasks/paused", "/tasks/resumed"), topics.subList(0, 4), topics.toString());
+        } finally {
+            events.destroy();
+            events.waitFor(10, TimeUnit.SECONDS);
+        }
+        killAndDelete("pause1");
+    }
+
+    /**
+     * Update through containerd's task service (ctr 1.6 has no command for it), read back from the
+     * task's cgroup, and `ctr task metrics` of a running task: its usage below its limits, one process.
+     */
+    @Test
+    void anUpdatedMemoryLimitIsReadBackAndMetricsAreSane() throws Exception {
+        runSleeping("update1");
+        Path memory = taskCgroup("update1", "memory");
+        long limit = 48L << 20;
+        try (ContainerdTasks tasks = new ContainerdTasks(socket, namespace, java.time.Duration.ofSeconds(30))) {
+            tasks.update("update1", "{\"memory\":{\"limit\":" + limit + "}}");
+        }
+        assertEquals(limit, memoryLimit(memory), "memory limit in " + memory);
+
+        Map<String, String> m = metrics("update1");
+        boolean v1 = m.containsKey("memory.usage_in_bytes");
+        long usage = Long.parseLong(m.getOrDefault(v1 ? "memory.usage_in_bytes" : "memory.usage", "-1"));
+        long shownLimit = Long.parseLong(m.getOrDefault(v1 ? "memory.limit_in_bytes" : "memory.usage_limit", "-1"));
+        assertTrue(usage > 0 && usage < limit, "memory usage " + usage + ": " + m);
+        assertEquals(limit, shownLimit, m.toString());
+        assertEquals("1", m.get("pids.current"), m.toString());
+        String cpu = m.getOrDefault(v1 ? "cpuacct.usage" : "cpu.usage_usec", "-1");
+        assertTrue(Long.parseLong(cpu) > 0, "cpu usage: " + m);
+        killAndDelete("update1");
+    }
+
+    /** A task over its 16 MiB limit is killed (137); containerd hears /tasks/oom, before its exit. */
+    @Test
+    void aTaskOverItsMemoryLimitIsKilledAndItsOomIsAnEventBeforeItsExit() throws Exception {
+        Path log = work.resolve("oom-events.out");
+        Process events = events(log);
+        try {
+            Command.Result r = cmd.run(ctrRun("oom1", List.of("--rm", "--null-io", "--memory-limit", Long.toString(16L << 20)),
+                    "tail", "/dev/zero"));
+            assertEquals(137, r.exitCode(), r.describe());
+            assertTrue(E2eHost.eventually(10, () -> topicsOf(log, "oom1").contains("/tasks/delete")), Command.read(log));
+        } finally {
+            events.destroy();
+            events.waitFor(10, TimeUnit.SECONDS);
+        }
+        assertEquals(List.of("/tasks/create", "/tasks/start", "/tasks/oom", "/tasks/exit", "/tasks/delete"),
+                topicsOf(log, "oom1"));
+        assertNothingLeft("oom1");
+    }
+
     // ---- 8: bad input ----------------------------------------------------------------------------
 
     @Test
