@@ -245,6 +245,11 @@ public final class HostTaskBackend implements TaskBackend {
             if (p.io != null) {
                 p.io.awaitOutput(2000);
             }
+            // An OOM kill ends the process before the watch's next look: the oom event must come
+            // before the exit it caused, so the counter is read once more here.
+            if (tasks.get(p.taskId) instanceof HostTask task) {
+                checkOom(task);
+            }
             // the sink hears of it before a Wait returns it: one watch per process, so exactly once
             events.exited(p.taskId, p.execId, done);
             p.exit.complete(done);
