@@ -349,7 +349,7 @@ final class E2eHost {
      */
     static Process restartContainerd(Process containerd, Path config, Path log, Map<String, String> env)
             throws IOException, InterruptedException {
-        containerd.destroyForcibly();
+        containerd.destroyForcibly(); // nothing when the caller killed it already
         assertTrue(containerd.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "containerd did not end after SIGKILL");
         ProcessBuilder pb = new ProcessBuilder("containerd", "--config", config.toString())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))

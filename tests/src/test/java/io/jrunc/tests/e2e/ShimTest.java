@@ -62,7 +62,7 @@ class ShimTest {
         namespace = work.getFileName().toString();
         // containerd finds the shim of runtime io.containerd.jrunc.v2 on its PATH, as after `make install`
         containerd = E2eHost.startContainerd(work, socket, work.resolve("config.toml"), work.resolve("containerd.log"), null,
-                Map.of("PATH", shim.getParent() + ":" + System.getenv("PATH")));
+                containerdEnv());
         assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
                 "containerd did not come up: " + Command.read(work.resolve("containerd.log")));
         Path tar = E2eHost.busyboxRootfsTar(work, cmd);
@@ -82,6 +82,11 @@ class ShimTest {
             return;
         }
         E2eHost.stopPrivateContainerd(containerd, work, namespace, cmd, this::ctr, 20);
+    }
+
+    /** containerd's environment beyond this JVM's: the shim found on its PATH. */
+    private Map<String, String> containerdEnv() {
+        return Map.of("PATH", shim.getParent() + ":" + System.getenv("PATH"));
     }
 
     private List<String> ctr(String... args) {
@@ -250,24 +255,122 @@ class ShimTest {
         assertNothingLeft("force1");
     }
 
+    /** The bundle containerd made for task {@code id} (config.json, rootfs, the shim's address file). */
+    private Path bundle(String id) {
+        return work.resolve("state/io.containerd.runtime.v2.task").resolve(namespace).resolve(id);
+    }
+
+    /** The socket of the shim serving task {@code id}: its bundle's address file, as containerd reads it. */
+    private Path shimSocketOf(String id) throws IOException {
+        return Path.of(Files.readString(bundle(id).resolve("address")).strip().replaceFirst("^unix://", ""));
+    }
+
     /**
-     * A shim killed with SIGKILL: containerd notices and runs the shim's `delete`, which removes the
-     * task's container (process, cgroup, state) and unmounts its rootfs.
+     * A shim killed with SIGKILL (the one serving the task, found by its socket): containerd notices and
+     * runs the shim's `delete`, and a user's `ctr task ls`, `ctr task delete`, `ctr container rm` find
+     * nothing left: no container process, rootfs mount, shim socket, shim process, cgroup or state.
      */
     @Test
     void aKilledShimIsCleanedUpByDelete() throws Exception {
         runSleeping("dead1");
-        Map<Long, String> shims = E2eHost.processesMentioning("-id dead1 ");
-        assertEquals(1, shims.size(), shims.toString());
-        ProcessHandle.of(shims.keySet().iterator().next()).orElseThrow().destroyForcibly();
-        assertTrue(E2eHost.eventually(30, () -> E2eHost.processesMentioning("-id dead1 ").isEmpty()), "shim still there");
+        long init = taskPid("dead1");
+        assertEquals(runtimePid("dead1"), init);
+        Path stateDir = runtimeRoot().resolve("dead1");
+        assertTrue(Files.isDirectory(stateDir), stateDir + " missing");
+        List<Path> cgroups = List.copyOf(E2eHost.cgroupsOf(init).values().stream()
+                .filter(d -> d.toString().contains("dead1")).toList());
+        assertFalse(cgroups.isEmpty(), "no cgroup of dead1: " + E2eHost.cgroupsOf(init));
+        Path rootfs = bundle("dead1").resolve("rootfs");
+        assertEquals(List.of(rootfs.toString()), E2eHost.mountsUnder(rootfs));
+        Path shimSocket = shimSocketOf("dead1");
+        long shimPid = E2eHost.listenerOf(shimSocket);
+        assertTrue(shimPid > 0, "no process listens on " + shimSocket);
+
+        ProcessHandle.of(shimPid).orElseThrow().destroyForcibly();
+        assertTrue(E2eHost.eventually(30, () -> ProcessHandle.of(shimPid).isEmpty()), "shim " + shimPid + " still there");
+        assertTrue(E2eHost.eventually(30, () -> !taskStatus("dead1").equals("RUNNING")),
+                "task still running: " + cmd.run(ctr("task", "ls")).out());
         cmd.run(ctr("task", "delete", "--force", "dead1"));
         assertTrue(E2eHost.eventually(30, () -> taskStatus("dead1").equals("absent")), "task still listed");
-        assertEquals(0, cmd.run(ctr("container", "delete", "dead1")).exitCode());
-        assertTrue(E2eHost.eventually(30, () -> E2eHost.cgroupDirs("/" + namespace + "/dead1").isEmpty()),
-                "cgroup left: " + E2eHost.cgroupDirs("/" + namespace + "/dead1"));
-        assertFalse(Files.exists(Path.of("/run/containerd/jrunc", namespace, "dead1")), "host back end state left");
-        assertNothingLeft("dead1");
+        Command.Result rm = cmd.run(ctr("container", "rm", "dead1"));
+        assertEquals(0, rm.exitCode(), rm.describe());
+
+        assertTrue(E2eHost.eventually(15, () -> !Files.exists(Path.of("/proc", Long.toString(init)))),
+                () -> "container process " + init + " left: " + Command.read(Path.of("/proc", Long.toString(init), "status")));
+        assertEquals(List.of(), E2eHost.mountsUnder(work.resolve("state")), "mounts left");
+        assertFalse(Files.exists(shimSocket), "shim socket left: " + shimSocket);
+        assertFalse(Files.exists(bundle("dead1")), "bundle left");
+        assertEquals(List.of(), cgroups.stream().filter(Files::exists).toList(), "cgroups left");
+        assertFalse(Files.exists(stateDir), "host back end state left: " + stateDir);
+        assertTrue(ProcessHandle.of(shimPid).isEmpty(), "shim process left");
+    }
+
+    /**
+     * containerd killed and started again (same config, root, state, sockets) while tasks run: it finds
+     * their shims through the bundles' address files, lists the tasks running with the same pids, execs
+     * and kills reach them, Wait reports their exit status. A task that exits while containerd is down
+     * (its init killed from the host) leaves its shim serving, and its exit is there once containerd is
+     * back. Nothing is left after the deletes.
+     */
+    @Test
+    void runningTasksOutliveARestartOfContainerd() throws Exception {
+        runSleeping("restart1");
+        runSleeping("restart2");
+        runSleeping("restart3");
+        Map<String, Long> pids = new LinkedHashMap<>();
+        Map<String, Long> shims = new LinkedHashMap<>();
+        for (String id : List.of("restart1", "restart2", "restart3")) {
+            pids.put(id, taskPid(id));
+            shims.put(id, E2eHost.listenerOf(shimSocketOf(id)));
+            assertTrue(shims.get(id) > 0, "no shim listens for " + id);
+        }
+
+        containerd.destroyForcibly();
+        assertTrue(containerd.waitFor(30, TimeUnit.SECONDS), "containerd did not end after SIGKILL");
+        // an exit while containerd is down: the shim must stay up and serve it later
+        ProcessHandle.of(pids.get("restart3")).orElseThrow().destroyForcibly();
+        Thread.sleep(3000);
+        containerd = E2eHost.restartContainerd(containerd, work.resolve("config.toml"), work.resolve("containerd.log"),
+                containerdEnv());
+        assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
+                "containerd did not come back: " + Command.read(work.resolve("containerd.log")));
+
+        for (String id : List.of("restart1", "restart2")) {
+            assertEquals("RUNNING", taskStatus(id), cmd.run(ctr("task", "ls")).out());
+            assertEquals(pids.get(id), taskPid(id), id + "'s pid");
+        }
+        assertEquals("STOPPED", taskStatus("restart3"), cmd.run(ctr("task", "ls")).out());
+        for (String id : shims.keySet()) {
+            assertTrue(ProcessHandle.of(shims.get(id)).isPresent(), "shim of " + id + " gone");
+        }
+        Command.Result exec = cmd.run(exec("restart1", "after", List.of(), "sh", "-c", "echo after restart; exit 5"));
+        assertEquals(5, exec.exitCode(), exec.describe());
+        assertEquals("after restart\n", exec.out(), exec.describe());
+
+        assertEquals(0, cmd.run(ctr("task", "kill", "--signal", "SIGKILL", "restart1")).exitCode());
+        assertEquals(0, cmd.run(ctr("task", "kill", "--signal", "SIGKILL", "restart2")).exitCode());
+        try (ContainerdTasks tasks = new ContainerdTasks(socket, namespace, java.time.Duration.ofSeconds(60))) {
+            for (String id : pids.keySet()) {
+                assertEquals(137, tasks.await(id, ""), id + "'s exit status");
+            }
+        }
+        for (String id : pids.keySet()) {
+            Command.Result delete = cmd.run(ctr("task", "delete", id));
+            assertEquals(0, delete.exitCode(), delete.describe());
+            assertTrue(delete.err().contains("exit code 137"), delete.describe());
+            assertEquals(0, cmd.run(ctr("container", "rm", id)).exitCode());
+            ids.remove(id);
+        }
+        for (String id : pids.keySet()) {
+            long pid = pids.get(id);
+            assertFalse(Files.exists(Path.of("/proc", Long.toString(pid))), id + "'s process " + pid + " left");
+            assertFalse(Files.exists(runtimeRoot().resolve(id)), id + "'s runtime state left");
+            assertFalse(Files.exists(bundle(id)), id + "'s bundle left");
+            assertNothingLeft(id);
+        }
+        for (String id : shims.keySet()) {
+            assertTrue(E2eHost.eventually(15, () -> ProcessHandle.of(shims.get(id)).isEmpty()), "shim of " + id + " left");
+        }
     }
 
     /** 8: an exec into a stopped task is refused with containerd's failed-precondition error. */
