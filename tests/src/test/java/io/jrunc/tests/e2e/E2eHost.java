@@ -345,13 +345,16 @@ final class E2eHost {
     /**
      * containerd killed with SIGKILL (as a crash or an OOM kill ends it) and started again with the same
      * config (root, state, sockets), its output appended to {@code log}, {@code env} added to its
-     * environment as at its first start. Its shims go on running meanwhile; the caller waits for it.
+     * environment as at its first start, {@code flags} added to its command line (for example a log
+     * level). Its shims go on running meanwhile; the caller waits for it.
      */
-    static Process restartContainerd(Process containerd, Path config, Path log, Map<String, String> env)
-            throws IOException, InterruptedException {
+    static Process restartContainerd(Process containerd, Path config, Path log, Map<String, String> env,
+            String... flags) throws IOException, InterruptedException {
         containerd.destroyForcibly(); // nothing when the caller killed it already
         assertTrue(containerd.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "containerd did not end after SIGKILL");
-        ProcessBuilder pb = new ProcessBuilder("containerd", "--config", config.toString())
+        List<String> command = new ArrayList<>(List.of("containerd", "--config", config.toString()));
+        command.addAll(List.of(flags));
+        ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(Path.of("/dev/null").toFile());
         pb.environment().putAll(env);

@@ -309,8 +309,8 @@ class ShimTest {
      * containerd killed and started again (same config, root, state, sockets) while tasks run: it finds
      * their shims through the bundles' address files, lists the tasks running with the same pids, execs
      * and kills reach them, Wait reports their exit status. A task that exits while containerd is down
-     * (its init killed from the host) leaves its shim serving, and its exit is there once containerd is
-     * back. Nothing is left after the deletes.
+     * (its init killed from the host) leaves its shim serving, its exit event reaches containerd once it
+     * is back, and its status is there. Nothing is left after the deletes.
      */
     @Test
     void runningTasksOutliveARestartOfContainerd() throws Exception {
@@ -330,10 +330,17 @@ class ShimTest {
         // an exit while containerd is down: the shim must stay up and serve it later
         ProcessHandle.of(pids.get("restart3")).orElseThrow().destroyForcibly();
         Thread.sleep(3000);
-        containerd = E2eHost.restartContainerd(containerd, work.resolve("config.toml"), work.resolve("containerd.log"),
-                containerdEnv());
+        Path log = work.resolve("containerd.log");
+        int logBefore = Command.read(log).length();
+        // at trace level containerd logs each event a shim forwards to it ("event forwarded", its topic)
+        containerd = E2eHost.restartContainerd(containerd, work.resolve("config.toml"), log, containerdEnv(),
+                "--log-level", "trace");
         assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
-                "containerd did not come back: " + Command.read(work.resolve("containerd.log")));
+                "containerd did not come back: " + Command.read(log));
+        // restart3's exit, published while containerd was away, reaches the containerd that came back
+        assertTrue(E2eHost.eventually(15, () -> Command.read(log).substring(logBefore).lines().anyMatch(l ->
+                        l.contains("event forwarded") && l.contains("ns=" + namespace) && l.contains("topic=/tasks/exit"))),
+                () -> "no /tasks/exit forwarded after the restart: " + Command.read(log).substring(logBefore));
 
         for (String id : List.of("restart1", "restart2")) {
             assertEquals("RUNNING", taskStatus(id), cmd.run(ctr("task", "ls")).out());
