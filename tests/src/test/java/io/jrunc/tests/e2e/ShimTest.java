@@ -89,6 +89,20 @@ class ShimTest {
         return Map.of("PATH", shim.getParent() + ":" + System.getenv("PATH"));
     }
 
+    /**
+     * The host back end's state root of this class's namespace, empty once every task is deleted, goes
+     * with the namespace (each run has a namespace of its own; the directories would pile up).
+     */
+    @AfterAll
+    void removeRuntimeRoot() throws IOException {
+        if (namespace != null && Files.isDirectory(runtimeRoot())) {
+            try (var left = Files.list(runtimeRoot())) {
+                assertEquals(List.of(), left.toList(), "runtime state left in " + runtimeRoot());
+            }
+            Files.delete(runtimeRoot());
+        }
+    }
+
     private List<String> ctr(String... args) {
         return Command.list(List.of("ctr", "--address", socket.toString(), "--namespace", namespace), args);
     }
