@@ -19,6 +19,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The VM back end's figure: a pod VM with one busybox container made through containerd's CRI plugin
@@ -41,8 +43,11 @@ final class CriVmFigure {
     static final int POD_CPUS = 1;
     static final String SCRIPT = "echo ready; exec sleep 3600";
 
-    /** Milliseconds from a pod's first call to its container started, its first output, an exec answered. */
-    record Round(long started, long output, long exec) {}
+    /**
+     * Milliseconds from a pod's first call to its container started, its first output, an exec answered;
+     * and the VM's shape as its qemu was told ({@code -smp N -m SIZE}), the same for both ways.
+     */
+    record Round(long started, long output, long exec, String vm) {}
 
     private CriVmFigure() {}
 
@@ -61,17 +66,17 @@ final class CriVmFigure {
                 for (boolean viaCri : r % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
                     Round round = viaCri ? criRound(host, r) : cliRound(host, jruncVm, cliRoot, bundle, r);
                     (viaCri ? cri : cli).add(round);
-                    System.out.printf("%5d  %-9s %8d ms %8d ms %8d ms%n", r + 1, viaCri ? "cri" : "jrunc-vm",
-                            round.started(), round.output(), round.exec());
+                    System.out.printf("%5d  %-9s %8d ms %8d ms %8d ms   qemu %s%n", r + 1, viaCri ? "cri" : "jrunc-vm",
+                            round.started(), round.output(), round.exec(), round.vm());
                 }
             }
         }
         Round a = median(cri);
         Round b = median(cli);
-        System.out.printf("median cri (RunPodSandbox..StartContainer, jrunc-vm handler): started %d ms, output %d ms, exec %d ms%n",
-                a.started(), a.output(), a.exec());
-        System.out.printf("median jrunc-vm (pod create, create --rootfs-share, start):  started %d ms, output %d ms, exec %d ms%n",
-                b.started(), b.output(), b.exec());
+        System.out.printf("median cri (RunPodSandbox..StartContainer, jrunc-vm handler): started %d ms, output %d ms, exec %d ms; qemu %s%n",
+                a.started(), a.output(), a.exec(), a.vm());
+        System.out.printf("median jrunc-vm (pod create, create --rootfs-share, start):  started %d ms, output %d ms, exec %d ms; qemu %s%n",
+                b.started(), b.output(), b.exec(), b.vm());
         System.out.printf("ratio cri/jrunc-vm: started %.2f, output %.2f, exec %.2f (%d rounds each)%n",
                 (double) a.started() / b.started(), (double) a.output() / b.output(), (double) a.exec() / b.exec(), rounds);
     }
@@ -104,6 +109,7 @@ final class CriVmFigure {
                     .setConfig(config).setSandboxConfig(podConfig).build()).getContainerId();
             cri.call(CriMethods.START_CONTAINER, StartContainerRequest.newBuilder().setContainerId(id).build());
             long started = System.nanoTime();
+            String vm = qemuShape(host.vmStateRoot());
             awaitLine(logs.resolve("c.log"), " stdout F ready");
             long output = System.nanoTime();
             var exec = cri.call(CriMethods.EXEC_SYNC, ExecSyncRequest.newBuilder().setContainerId(id)
@@ -112,7 +118,7 @@ final class CriVmFigure {
             if (exec.getExitCode() != 0) {
                 throw new IllegalStateException("ExecSync true: " + exec);
             }
-            return new Round(ms(started - t0), ms(output - t0), ms(answered - t0));
+            return new Round(ms(started - t0), ms(output - t0), ms(answered - t0), vm);
         } finally {
             cri.call(CriMethods.STOP_POD_SANDBOX, StopPodSandboxRequest.newBuilder().setPodSandboxId(pod).build());
             cri.call(CriMethods.REMOVE_POD_SANDBOX, RemovePodSandboxRequest.newBuilder().setPodSandboxId(pod).build());
@@ -139,11 +145,12 @@ final class CriVmFigure {
                     "sh", "-c", SCRIPT));
             jv.apply(List.of("start", container));
             long started = System.nanoTime();
+            String vm = qemuShape(root);
             awaitLine(root.resolve("pods").resolve(pod).resolve("containers").resolve(container).resolve("stdout.log"), "ready");
             long output = System.nanoTime();
             jv.apply(List.of("exec", container, "true"));
             long answered = System.nanoTime();
-            return new Round(ms(started - t0), ms(output - t0), ms(answered - t0));
+            return new Round(ms(started - t0), ms(output - t0), ms(answered - t0), vm);
         } finally {
             host.cmd.run(List.of(jruncVm.toString(), "--root", root.toString(), "pod", "rm", "-f", pod));
         }
@@ -183,8 +190,23 @@ final class CriVmFigure {
         throw new IllegalStateException("no line with '" + text + "' in " + file + " after 60 s");
     }
 
+    /** The processors and memory of the one qemu whose command line names a pod under {@code stateRoot}. */
+    static String qemuShape(Path stateRoot) {
+        List<String> found = new ArrayList<>();
+        E2eHost.processesMentioning(stateRoot.toString()).values().stream().filter(c -> c.startsWith("qemu-system"))
+                .forEach(c -> {
+                    Matcher m = Pattern.compile("-smp (\\S+) .*?-m (\\S+)").matcher(c);
+                    found.add(m.find() ? "-smp " + m.group(1) + " -m " + m.group(2) : "?");
+                });
+        if (found.size() != 1) {
+            throw new IllegalStateException("not one qemu under " + stateRoot + ": " + found);
+        }
+        return found.getFirst();
+    }
+
     static Round median(List<Round> rounds) {
-        return new Round(median(rounds, Round::started), median(rounds, Round::output), median(rounds, Round::exec));
+        return new Round(median(rounds, Round::started), median(rounds, Round::output), median(rounds, Round::exec),
+                rounds.getFirst().vm());
     }
 
     private static long median(List<Round> rounds, java.util.function.ToLongFunction<Round> field) {
