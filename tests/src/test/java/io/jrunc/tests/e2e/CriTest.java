@@ -227,7 +227,12 @@ class CriTest {
             assertEquals(Map.of(), E2eHost.processesMentioning("httpd -f -p " + HTTP_PORT), "a container's process on the host");
             assertFalse(E2eHost.processesMentioning(host.vmStateRoot().toString()).isEmpty(),
                     "no monitor, qemu or virtiofsd under the back end's state root " + host.vmStateRoot());
-            assertTrue(Files.isDirectory(host.vmStateRoot().resolve("pods")), "no pod state under " + host.vmStateRoot());
+            // The back end's state: one pod, whose guest holds both containers (the sandbox is the pod
+            // itself, no container of its own).
+            List<Path> vmPods = filesIn(host.vmStateRoot().resolve("pods"));
+            assertEquals(1, vmPods.size(), "pods under " + host.vmStateRoot() + ": " + vmPods);
+            assertEquals(2, filesIn(vmPods.getFirst().resolve("containers")).size(),
+                    "containers of the pod VM: " + filesIn(vmPods.getFirst().resolve("containers")));
             assertEquals(1, tapsIn(netns).size(), "one tap in the pod's network namespace: " + tapsIn(netns));
             // The CRI plugin removes the namespace's file at StopPodSandbox: a bind of it here keeps the
             // namespace, and whatever the pod left in it, in view after the pod's removal.
