@@ -3,6 +3,7 @@ package io.jrunc.shim.cli;
 import io.jrunc.shim.Backends;
 import io.jrunc.shim.ShimOptions;
 import io.jrunc.shim.ShimServer;
+import io.jrunc.shim.ShimSharing;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -70,7 +71,7 @@ public final class Main {
     }
 
     private static int serve(ShimFlags flags) throws ShimFlags.UsageException, ShimOptions.OptionsException,
-            IOException, Backends.BackendException {
+            IOException, Backends.BackendException, InterruptedException {
         flags.require("namespace", "address", "id");
         String socket = System.getenv(SOCKET_ENV);
         if (socket == null || socket.isEmpty()) {
@@ -83,7 +84,7 @@ public final class Main {
         if (events == null || events.isEmpty()) {
             events = flags.address() + ".ttrpc";
         }
-        new ShimServer(Path.of(socket), flags.namespace(), events, options).serve();
+        new ShimServer(Path.of(socket), flags.namespace(), events, options, ShimSharing.of(options)).serve();
         return 0;
     }
 
