@@ -508,6 +508,30 @@ class ShimTest {
                 MessageDigest.getInstance("SHA-256").digest(joined.getBytes(StandardCharsets.UTF_8))));
     }
 
+    /**
+     * The `delete` containerd runs after every task (its connection closed) when nothing of the task is
+     * left: the launcher answers without a JVM, and its hand-encoded DeleteResponse must read as
+     * containerd reads it (the init's pid, 137, now).
+     */
+    @Test
+    void theLaunchersDeleteAnswerIsAProtobufDeleteResponse() throws Exception {
+        Path bundle = Files.createDirectories(work.resolve("gone-bundle"));
+        Files.writeString(bundle.resolve("init.pid"), "4242");
+        Files.write(bundle.resolve("shim-options.pb"), new byte[0]);
+        Path out = work.resolve("delete.out");
+        long before = java.time.Instant.now().getEpochSecond();
+        Process p = new ProcessBuilder(shim.toString(), "-namespace", namespace, "-address", socket.toString(),
+                "-publish-binary", "/usr/bin/containerd", "-id", "gone1", "-bundle", bundle.toString(), "delete")
+                .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        var response = io.jrunc.containerd.api.task.v2.DeleteResponse.parseFrom(Files.readAllBytes(out));
+        assertEquals(4242, response.getPid());
+        assertEquals(137, response.getExitStatus());
+        long seconds = response.getExitedAt().getSeconds();
+        assertTrue(seconds >= before && seconds <= java.time.Instant.now().getEpochSecond(), response.toString());
+    }
+
     /** The shim's class path holds what it runs, not the tests' JUnit (a test-scoped dependency). */
     @Test
     void theShimsClassPathHasNoTestJars() throws IOException {
