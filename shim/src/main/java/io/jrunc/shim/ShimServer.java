@@ -89,6 +89,7 @@ public final class ShimServer {
                 removeSocket();
                 if (pidFile != null) {
                     deletePidFile();
+                    deleteEmptyLog();
                 }
             }));
         } catch (Backends.BackendException | RuntimeException e) {
@@ -170,6 +171,7 @@ public final class ShimServer {
             }
         }
         LOG.log(System.Logger.Level.DEBUG, "no task and no connection for " + sharing.linger().toSeconds() + " s: ending");
+        deleteEmptyLog();
         finish();
     }
 
@@ -191,6 +193,18 @@ public final class ShimServer {
             Files.move(tmp, pidFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "pid file " + pidFile + ": " + e.getMessage());
+        }
+    }
+
+    /** A shared shim's log (its stderr, which start opened) when nothing was written to it: nothing to keep. */
+    private void deleteEmptyLog() {
+        Path log = ShimSharing.Files.of(options, socket).log();
+        try {
+            if (Files.size(log) == 0) {
+                Files.delete(log);
+            }
+        } catch (IOException ignored) {
+            // not there, or written to: kept
         }
     }
 

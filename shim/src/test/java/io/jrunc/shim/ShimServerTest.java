@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The serving shim's lifetime: a shared shim (the host back end's default) stays while it has a
  * connection, a task or a recent touch of its socket, and ends {@code linger} after the last, removing
- * its socket and pid file but never a socket file that is no longer its own; {@code [host]}'s sharing
+ * its socket, pid file and empty log but never a socket file that is no longer its own; {@code [host]}'s sharing
  * settings and their refusals; the probe a member's start makes.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -67,6 +67,9 @@ class ShimServerTest {
     @Test
     void aSharedShimEndsLingerAfterItsLastConnectionAndRemovesItsSocketAndPidFile() throws Exception {
         ShimOptions options = options(1);
+        Path log = ShimSharing.Files.of(options, socket).log();
+        Files.createDirectories(log.getParent());
+        Files.write(log, new byte[0]); // as start opens it for the shim's stderr
         CompletableFuture<Boolean> served = serve(options);
         try (SocketChannel held = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
             Thread.sleep(2_500); // past the linger, with a connection open
@@ -78,6 +81,7 @@ class ShimServerTest {
         assertTrue(System.nanoTime() - closed >= 900_000_000L, "ended before its linger");
         assertFalse(Files.exists(socket), "socket left");
         assertFalse(Files.exists(ShimSharing.Files.of(options, socket).pid()), "pid file left");
+        assertFalse(Files.exists(log), "an empty log left");
     }
 
     /** The launcher's fast start touches the socket: a touched shim stays. */

@@ -469,8 +469,10 @@ class ShimTest {
             assertTrue(pid > 0);
             assertTrue(E2eHost.eventually(20, () -> ProcessHandle.of(pid).isEmpty()), "the shared shim did not end after 2 s idle");
             assertFalse(Files.exists(shimSocket), "socket left");
-            assertFalse(Files.exists(Path.of("/run/containerd/jrunc", "shim-" + shimSocket.getFileName().toString().substring(0, 16) + ".pid")),
-                    "pid file left");
+            for (String file : List.of(".pid", ".log")) {
+                Path f = Path.of("/run/containerd/jrunc", "shim-" + shimSocket.getFileName().toString().substring(0, 16) + file);
+                assertFalse(Files.exists(f), f + " left");
+            }
         } finally {
             cmd.run(otherCtr.apply(new String[] {"image", "remove", E2eHost.IMAGE}));
             cmd.run(otherCtr.apply(new String[] {"namespace", "remove", other}));
