@@ -47,12 +47,16 @@ final class DeleteCommand {
         if (options.backend() == ShimOptions.Backend.HOST) {
             flags.require("namespace");
             String root = options.settings().get("root");
-            try {
-                int statePid = HostTaskBackend.deleteAfterDeadShim(root == null ? HostTaskBackend.DEFAULT_BASE : Path.of(root),
-                        flags.namespace(), flags.id());
-                pid = statePid > 0 ? statePid : pid;
-            } catch (RpcException e) {
-                throw new IOException(e.getMessage());
+            Path base = root == null ? HostTaskBackend.DEFAULT_BASE : Path.of(root);
+            // containerd runs delete also after every task deleted through its shim (when it closes the
+            // task's connection): then no state is left, and the runtime library need not be loaded
+            if (!plainId(flags.namespace()) || !plainId(flags.id()) || Files.exists(base.resolve(flags.namespace()).resolve(flags.id()))) {
+                try {
+                    int statePid = HostTaskBackend.deleteAfterDeadShim(base, flags.namespace(), flags.id());
+                    pid = statePid > 0 ? statePid : pid;
+                } catch (RpcException e) {
+                    throw new IOException(e.getMessage());
+                }
             }
         }
         removeDeadSocket(bundle);
@@ -81,6 +85,14 @@ final class DeleteCommand {
         if (socket.getParent() != null && socket.getParent().equals(ShimAddress.SOCKET_DIR) && !ShimSockets.alive(socket)) {
             Files.deleteIfExists(socket);
         }
+    }
+
+    /**
+     * A containerd identifier (letters and digits, single '.', '_' or '-' between them): safe to name a
+     * directory with. Anything else goes to the back end's check, which refuses it by name.
+     */
+    static boolean plainId(String id) {
+        return id.length() <= 76 && id.matches("[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*");
     }
 
     /** The options start recorded; the defaults (host) when there are none or they no longer parse. */
