@@ -41,7 +41,9 @@ import java.util.Set;
  * itself: no pause process runs in the guest (the VM is what holds the pod's namespaces: one network,
  * which the guest's containers share, and one kernel). Its task's pid is qemu's; a signal that ends a
  * process ends its "process" (exit 128+N), and the VM goes when its last task is deleted.
- * <li>A plain container ({@code ctr run}, no CRI annotations) boots a pod of its own and runs in it.
+ * <li>A container of a containerd group ({@code io.containerd.runc.v2.group}, whose containers share
+ * one shim) joins the group's pod; the first one boots it.
+ * <li>A plain container ({@code ctr run}, no CRI annotations, no group) boots a pod of its own and runs in it.
  * <li>A CRI container joins its sandbox's pod ({@code io.kubernetes.cri.sandbox-id}).
  * </ul>
  *
@@ -177,11 +179,12 @@ public final class VmTaskBackend implements TaskBackend {
             synchronized (this) {
                 sandbox = sandboxes.get(namespace + "/" + plan.sandboxKey());
             }
-            if (plan.sandbox() || plan.ownPod()) {
+            PodPlan.Membership membership = plan.membership();
+            if (membership == PodPlan.Membership.SANDBOX || membership == PodPlan.Membership.OWN) {
                 if (sandbox != null) {
                     throw new RpcException(Code.ALREADY_EXISTS, "sandbox " + plan.sandboxKey() + " already has a pod");
                 }
-            } else if (sandbox == null) {
+            } else if (sandbox == null && membership == PodPlan.Membership.MEMBER) {
                 throw new RpcException(Code.NOT_FOUND, "sandbox " + plan.sandboxKey() + " of task " + id
                         + " has no pod in this shim");
             }
