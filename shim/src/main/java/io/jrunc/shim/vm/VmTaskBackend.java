@@ -100,6 +100,8 @@ public final class VmTaskBackend implements TaskBackend {
         final VmProcess init;
         final Map<String, VmProcess> execs = new LinkedHashMap<>();
         volatile boolean deleting;
+        /** Frozen by Pause (the guest's cgroup freezer) and not yet resumed. */
+        volatile boolean paused;
 
         VmTask(String id, Sandbox sandbox, String container, List<Path> mounts, VmProcess init) {
             this.id = id;
@@ -282,6 +284,9 @@ public final class VmTaskBackend implements TaskBackend {
                     if (task.init.exit.isDone()) {
                         throw new RpcException(Code.FAILED_PRECONDITION, "task " + id + " is stopped: no exec into it");
                     }
+                    if (task.paused) {
+                        throw new RpcException(Code.FAILED_PRECONDITION, "task " + id + " is paused: no exec into it (resume it first)");
+                    }
                     p.pid = task.sandbox.pod.exec(task.container, execId, p.execSpec);
                     p.started = true;
                     p.attach(task.sandbox.pod.streams(task.container, execId));
@@ -349,7 +354,12 @@ public final class VmTaskBackend implements TaskBackend {
 
     @Override
     public TaskStatus state(String id, String execId) throws RpcException {
-        return process(task(id), execId).status();
+        VmTask task = task(id);
+        TaskStatus status = process(task, execId).status();
+        if (task.paused && status.phase() == TaskStatus.Phase.RUNNING) {
+            return new TaskStatus(status.id(), status.execId(), status.pid(), TaskStatus.Phase.PAUSED, status.stdio(), status.exit());
+        }
+        return status;
     }
 
     @Override
@@ -448,14 +458,31 @@ public final class VmTaskBackend implements TaskBackend {
         return out;
     }
 
+    /** The agent's Pause: the container's cgroup frozen in the guest; State says PAUSED until Resume. */
     @Override
     public void pause(String id) throws RpcException {
-        throw new RpcException(Code.UNIMPLEMENTED, "pause: the VM back end cannot freeze a container (the agent has no freezer call)");
+        VmTask task = container(id);
+        synchronized (task) {
+            try {
+                task.sandbox.pod.pause(task.container);
+            } catch (VmException e) {
+                throw rpc("pause " + id, e);
+            }
+            task.paused = true;
+        }
     }
 
     @Override
     public void resume(String id) throws RpcException {
-        throw new RpcException(Code.UNIMPLEMENTED, "resume: the VM back end cannot freeze a container (the agent has no freezer call)");
+        VmTask task = container(id);
+        synchronized (task) {
+            try {
+                task.sandbox.pod.resume(task.container);
+            } catch (VmException e) {
+                throw rpc("resume " + id, e);
+            }
+            task.paused = false;
+        }
     }
 
     @Override
