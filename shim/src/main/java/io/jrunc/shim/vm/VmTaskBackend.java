@@ -229,6 +229,41 @@ public final class VmTaskBackend implements TaskBackend {
         }
     }
 
+    /**
+     * What containerd's `shim delete` needs after the shim died while its pod ran (its caller has
+     * checked that no live shim answers on the group's socket, so nothing else holds the pod): the
+     * task's pod, named from the bundle's config.json as {@link #create} named it, removed as
+     * `jrunc-vm pod rm -f` removes a pod: qemu and the monitor SIGKILLed, every virtiofsd ended, the
+     * tap and qdisc of a joined network namespace removed, the pod's state directory gone; and the
+     * task's rewritten config. The first delete of a dead shim's tasks ends their pod; the others find
+     * it gone. True when a pod was removed.
+     *
+     * @param settings the runtime options' {@code [vm]} table, as the shim was given it
+     */
+    public static boolean deleteAfterDeadShim(Map<String, String> settings, String namespace, String id, Path bundle)
+            throws RpcException {
+        Settings s = settings(settings);
+        String ns = namespace == null ? "" : namespace;
+        PodPlan plan;
+        try {
+            plan = PodPlan.read(id, bundle.toAbsolutePath().normalize());
+        } catch (RpcException e) {
+            return false; // no config.json: containerd's create never reached the shim, nothing was made
+        }
+        StateRoot root = new StateRoot(s.stateRoot());
+        String pod = PodPlan.vmName("p", ns, plan.sandboxKey());
+        deleteTree(s.stateRoot().resolve("shim-bundles").resolve(PodPlan.vmName("t", ns, id)));
+        try {
+            if (root.pod(pod).isEmpty() && !Files.isDirectory(root.podDir(pod))) {
+                return false;
+            }
+            new Pods(root, new MonitorLink(root, s.starter(), s.bootTimeout())).remove(pod, true, Duration.ZERO);
+            return true;
+        } catch (VmException e) {
+            throw new RpcException(Code.INTERNAL, "delete " + id + ": removing its pod " + pod + ": " + e.getMessage());
+        }
+    }
+
     private BootedPod boot(PodPlan plan, String namespace) throws VmException {
         return BootedPod.boot(pods, new BootedPod.Spec(PodPlan.vmName("p", namespace, plan.sandboxKey()), plan.cpus(),
                 plan.memoryBytes(), plan.swapBytes(), plan.hostname(), plan.netns(), image));
