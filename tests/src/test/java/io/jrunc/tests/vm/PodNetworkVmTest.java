@@ -87,6 +87,9 @@ class PodNetworkVmTest {
         }
         new ProcessBuilder("ip", "link", "del", VETH).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start().waitFor();
+        if (work != null) {
+            io.jrunc.bindings.FileTrees.delete(work); // the bundles, the calls' output files, the state root
+        }
     }
 
     static int freePort() throws IOException {

@@ -70,6 +70,9 @@ class PodStorageVmTest {
                 vm.run("pod", "rm", "-f", p.path("name").asText());
             }
         }
+        if (work != null) {
+            io.jrunc.bindings.FileTrees.delete(work); // the bundles, the calls' output files, the state root
+        }
     }
 
     /** PodVmTest's busybox bundle with a writable root, a few more applets, and {@code extraMounts} after /tmp's. */

@@ -77,6 +77,9 @@ class PodVmTest {
                 jrunc("pod", "rm", "-f", p.path("name").asText());
             }
         }
+        if (work != null) {
+            io.jrunc.bindings.FileTrees.delete(work); // the bundles, the calls' output files, the state root
+        }
     }
 
     /** A rootfs of busybox-static and its applets, a config.json shaped like `runc spec`'s. */

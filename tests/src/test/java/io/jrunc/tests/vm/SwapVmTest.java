@@ -70,6 +70,9 @@ class SwapVmTest {
                 vm.run("pod", "rm", "-f", p.path("name").asText());
             }
         }
+        if (work != null) {
+            io.jrunc.bindings.FileTrees.delete(work); // the bundles, the calls' output files, the state root
+        }
     }
 
     /** PodVmTest's busybox bundle with dd and rm, and the container's own cgroup at /sys/fs/cgroup. */

@@ -134,10 +134,14 @@ public final class MonitorLink {
         }
     }
 
-    /** The last line of a log that is not blank, or "(no log)". */
+    /**
+     * The last line of a log that is not blank, or "(no log)". Bytes that are not UTF-8 (a guest's
+     * serial console writes whatever the kernel and programs wrote) become U+FFFD rather than hide
+     * every line.
+     */
     public static String lastLine(Path log) {
         try {
-            List<String> lines = Files.readAllLines(log);
+            List<String> lines = new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
             for (int i = lines.size() - 1; i >= 0; i--) {
                 if (!lines.get(i).isBlank()) {
                     return lines.get(i).strip();

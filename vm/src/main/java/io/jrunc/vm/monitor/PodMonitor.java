@@ -491,7 +491,10 @@ public final class PodMonitor implements AutoCloseable {
             try {
                 monitor = start(root, pod, vm, ClientOptions.DEFAULTS.withSync(BOOT_TIMEOUT, Duration.ofSeconds(3)));
             } catch (IOException | RpcException | VmException | RuntimeException e) {
-                System.err.println("monitor: the VM's agent did not come up: " + e.getMessage() + "; stopping qemu");
+                // the guest's own account (a kernel panic, an init that failed) is on its serial console
+                Path console = dir.resolve("console.log");
+                System.err.println("monitor: the VM's agent did not come up: " + e.getMessage() + "; stopping qemu; the console's last line"
+                        + " (" + console + "): " + MonitorLink.lastLine(console));
                 stopVm(vm, QUIT_GRACE);
                 vm.close();
                 QemuVm.removeBootFiles(dir);
