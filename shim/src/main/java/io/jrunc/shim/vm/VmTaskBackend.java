@@ -254,13 +254,24 @@ public final class VmTaskBackend implements TaskBackend {
         String pod = PodPlan.vmName("p", ns, plan.sandboxKey());
         deleteTree(s.stateRoot().resolve("shim-bundles").resolve(PodPlan.vmName("t", ns, id)));
         try {
-            if (root.pod(pod).isEmpty() && !Files.isDirectory(root.podDir(pod))) {
+            if (gone(root, pod)) {
                 return false;
             }
             new Pods(root, new MonitorLink(root, s.starter(), s.bootTimeout())).remove(pod, true, Duration.ZERO);
             return true;
         } catch (VmException e) {
+            if (gone(root, pod)) {
+                return false; // another task's delete (containerd runs one per task of the dead shim) removed it first
+            }
             throw new RpcException(Code.INTERNAL, "delete " + id + ": removing its pod " + pod + ": " + e.getMessage());
+        }
+    }
+
+    private static boolean gone(StateRoot root, String pod) {
+        try {
+            return root.pod(pod).isEmpty() && !Files.isDirectory(root.podDir(pod));
+        } catch (VmException e) {
+            return false;
         }
     }
 
