@@ -283,7 +283,8 @@ class ShimVmCtrTest {
     /**
      * `ctr task pause` freezes the container's cgroup in the guest: the agent says frozen (jrunc-vm
      * inspect's "paused", from cgroup.events), the loop writes nothing while paused, and an exec is
-     * refused; `ctr task resume` thaws it and the loop goes on.
+     * refused; `ctr task resume` thaws it and the loop goes on. Then `jrunc-vm pause`/`unpause` on
+     * the same container, and an unpause of a running one refused (125, one line).
      */
     @Test
     @Order(4)
@@ -314,6 +315,20 @@ class ShimVmCtrTest {
         }), "the loop goes on after resume");
         Command.Result after = cmd.run(exec("vma", "e3", "cat", "/proc/self/cgroup"));
         assertEquals(0, after.exitCode(), after.describe());
+
+        // jrunc-vm's own verbs (podman's) on the same container in the shim's pod
+        List<String> vm = List.of(jruncVm.toString(), "--root", vmRoot.toString());
+        Command.Result vmPause = cmd.run(Command.list(vm, "pause", container));
+        assertEquals(0, vmPause.exitCode(), vmPause.describe());
+        assertEquals(container + "\n", vmPause.out());
+        assertEquals("paused", jruncVmState(container));
+        Command.Result vmUnpause = cmd.run(Command.list(vm, "unpause", container));
+        assertEquals(0, vmUnpause.exitCode(), vmUnpause.describe());
+        assertEquals("running", jruncVmState(container));
+        Command.Result notPaused = cmd.run(Command.list(vm, "unpause", container));
+        assertEquals(125, notPaused.exitCode(), notPaused.describe());
+        assertEquals(1, notPaused.err().lines().count(), notPaused.describe());
+        assertTrue(notPaused.err().startsWith("jrunc-vm: unpause " + container), notPaused.describe());
     }
 
     // ---- a dead shim ---------------------------------------------------------------------------------
