@@ -31,6 +31,7 @@
 #include <sys/reboot.h>
 #include <sys/utsname.h>
 #include <sys/personality.h>
+#include <sys/eventfd.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <linux/filter.h>

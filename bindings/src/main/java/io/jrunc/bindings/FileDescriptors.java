@@ -26,7 +26,7 @@ public final class FileDescriptors {
     public static final int AT_FDCWD = -100;
     public static final int F_GETFD = 1, F_SETFD = 2, F_GETFL = 3, F_SETFL = 4, FD_CLOEXEC = 1,
             F_DUPFD_CLOEXEC = 1030;
-    public static final short POLLIN = 1, POLLOUT = 4, POLLERR = 8, POLLHUP = 16, POLLNVAL = 32;
+    public static final short POLLIN = 1, POLLPRI = 2, POLLOUT = 4, POLLERR = 8, POLLHUP = 16, POLLNVAL = 32;
     public static final int S_IFIFO = 0010000, S_IFCHR = 0020000, S_IFDIR = 0040000, S_IFBLK = 0060000,
             S_IFREG = 0100000;
 
@@ -154,6 +154,38 @@ public final class FileDescriptors {
                 try {
                     int n = Calls.checked(POLL, "poll", "fd " + fd, pfd, 1L, timeoutMillis);
                     return n == 0 ? 0 : pfd.get(JAVA_SHORT, POLL_REVENTS);
+                } catch (ErrnoException e) {
+                    if (!e.is(Errno.EINTR)) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * poll(2) on several descriptors at once: {@code revents[i]} is set for {@code fds[i]} (0 when it
+     * has nothing). Returns how many have something, 0 on timeout ({@code timeoutMillis} -1: none).
+     * EINTR is retried with the whole timeout.
+     */
+    public static int poll(int[] fds, short[] events, short[] revents, int timeoutMillis) {
+        if (fds.length != events.length || fds.length != revents.length) {
+            throw new IllegalArgumentException("poll: " + fds.length + " descriptors, " + events.length + " event masks, "
+                    + revents.length + " results");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pfds = arena.allocate(POLLFD_SIZE * Math.max(1, fds.length), 4);
+            for (int i = 0; i < fds.length; i++) {
+                pfds.set(JAVA_INT, i * POLLFD_SIZE + POLL_FD, fds[i]);
+                pfds.set(JAVA_SHORT, i * POLLFD_SIZE + POLL_EVENTS, events[i]);
+            }
+            while (true) {
+                try {
+                    int n = Calls.checked(POLL, "poll", fds.length + " descriptors", pfds, (long) fds.length, timeoutMillis);
+                    for (int i = 0; i < fds.length; i++) {
+                        revents[i] = pfds.get(JAVA_SHORT, i * POLLFD_SIZE + POLL_REVENTS);
+                    }
+                    return n;
                 } catch (ErrnoException e) {
                     if (!e.is(Errno.EINTR)) {
                         throw e;

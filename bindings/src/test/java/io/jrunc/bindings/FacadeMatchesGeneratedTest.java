@@ -57,7 +57,7 @@ class FacadeMatchesGeneratedTest {
     private static final List<Class<?>> FACADE = List.of(Mounts.class, MountApi.class, Namespaces.class,
             FileDescriptors.class, FsContext.class, Processes.class, Prctl.class, ThreadCredentials.class,
             Capabilities.class, PosixSpawn.class, UnixSockets.class, Terminals.class, Uts.class, StatFs.class,
-            Errno.class, Syscalls.class, Bpf.class);
+            Errno.class, Syscalls.class, Bpf.class, EventFds.class);
 
     /** Facade constant name -> generated constant name, where they differ. */
     private static final Map<String, String> ALIASES = Map.of(
@@ -336,6 +336,7 @@ class FacadeMatchesGeneratedTest {
             new Fn(FileDescriptors.class, "FCHOWN", "fchown", true),
             new Fn(FileDescriptors.class, "CHOWN", "chown", true),
             new Fn(FileDescriptors.class, "POLL", "poll", true),
+            new Fn(EventFds.class, "EVENTFD", "eventfd", true),
             new Fn(Processes.class, "GETPID", "getpid", false),
             new Fn(Processes.class, "KILL", "kill", true),
             new Fn(Processes.class, "WAITPID", "waitpid", true),

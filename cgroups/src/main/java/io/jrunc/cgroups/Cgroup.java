@@ -329,6 +329,13 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
     /** The OOM counters, for the events command to watch (a rise is an OOM event). */
     public abstract OomEvents oomEvents() throws CgroupException;
 
+    /**
+     * A descriptor the kernel flags when the OOM counters may have risen, to wait on instead of
+     * reading {@link #oomEvents} on a clock; empty when the cgroup has no memory controller. The
+     * caller closes it.
+     */
+    public abstract java.util.Optional<OomNotifier> oomNotifier() throws CgroupException;
+
     @Override
     public String toString() {
         return getClass().getSimpleName() + location.directories();

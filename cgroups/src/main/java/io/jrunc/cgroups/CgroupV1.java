@@ -49,6 +49,12 @@ public final class CgroupV1 extends Cgroup {
     }
 
     @Override
+    public java.util.Optional<OomNotifier> oomNotifier() throws CgroupException {
+        Path dir = byController().get("memory");
+        return dir == null ? java.util.Optional.empty() : java.util.Optional.of(OomNotifier.v1(dir));
+    }
+
+    @Override
     public OomEvents oomEvents() throws CgroupException {
         Path dir = byController().get("memory");
         if (dir == null) {

@@ -36,6 +36,13 @@ public final class CgroupV2 extends Cgroup {
     }
 
     @Override
+    public java.util.Optional<OomNotifier> oomNotifier() throws CgroupException {
+        // memory.events exists only where the parent enabled the memory controller for this group
+        return java.nio.file.Files.exists(dir().resolve("memory.events"))
+                ? java.util.Optional.of(OomNotifier.v2(dir())) : java.util.Optional.empty();
+    }
+
+    @Override
     public OomEvents oomEvents() throws CgroupException {
         Map<String, Long> events = new CgroupStatsReader(files).keyValues(dir().resolve("memory.events"));
         return new OomEvents(events.getOrDefault("oom", 0L), events.getOrDefault("oom_kill", 0L), false);

@@ -177,12 +177,23 @@ class CgroupResourcesKernelTest {
         Cgroup cgroup = create();
         cgroup.apply(Resources.of(memory(16 * M, 16 * M))); // swap disabled: memsw == limit
         assertEquals(new OomEvents(0, 0, false), cgroup.oomEvents());
-        Process hog = placedShell(cgroup, "exec tail /dev/zero");
-        assertTrue(hog.waitFor(30, TimeUnit.SECONDS), "the hog was not killed");
-        assertEquals(128 + 9, hog.exitValue(), "killed by SIGKILL");
+        try (OomNotifier notifier = cgroup.oomNotifier().orElseThrow()) {
+            assertEquals(0, poll(notifier, 100), "no OOM yet, no notice");
+            Process hog = placedShell(cgroup, "exec tail /dev/zero");
+            assertTrue(hog.waitFor(30, TimeUnit.SECONDS), "the hog was not killed");
+            assertEquals(128 + 9, hog.exitValue(), "killed by SIGKILL");
+            assertEquals(io.jrunc.bindings.FileDescriptors.POLLIN, poll(notifier, 10_000), "the kernel's OOM notice");
+            notifier.rearm();
+            assertEquals(0, poll(notifier, 100), "taken: no notice until the next OOM");
+        }
         OomEvents events = cgroup.oomEvents();
         assertTrue(events.oomKill() >= 1, events.toString());
         assertEquals(16 * M, cgroup.stats().memory().usage().max(), "the peak reached the limit");
+    }
+
+    /** The notifier's revents after waiting up to {@code millis}. */
+    static short poll(OomNotifier notifier, int millis) {
+        return io.jrunc.bindings.FileDescriptors.poll(notifier.fd(), notifier.events(), millis);
     }
 
     @Test

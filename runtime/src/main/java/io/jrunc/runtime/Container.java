@@ -147,6 +147,15 @@ public final class Container implements AutoCloseable {
         }
     }
 
+    /** The kernel's notice of the cgroup's OOM counters to wait on, if it has a memory controller. */
+    public java.util.Optional<io.jrunc.cgroups.OomNotifier> oomNotifier() {
+        try {
+            return cgroup().oomNotifier();
+        } catch (CgroupException e) {
+            throw new ContainerException("unable to watch OOM events: " + e.getMessage(), e);
+        }
+    }
+
     /** The resources in force: those of the last update, else the config's (with the device rules). */
     public io.jrunc.spec.LinuxResources resources() {
         Path stored = dir.path().resolve("resources.json");

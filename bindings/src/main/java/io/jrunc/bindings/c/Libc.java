@@ -11375,6 +11375,94 @@ public class Libc extends Libc$shared {
     public static int PER_LINUX32() {
         return PER_LINUX32;
     }
+    private static final int EFD_SEMAPHORE = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.EFD_SEMAPHORE = 1
+     * }
+     */
+    public static int EFD_SEMAPHORE() {
+        return EFD_SEMAPHORE;
+    }
+    private static final int EFD_CLOEXEC = (int)524288L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.EFD_CLOEXEC = 524288
+     * }
+     */
+    public static int EFD_CLOEXEC() {
+        return EFD_CLOEXEC;
+    }
+    private static final int EFD_NONBLOCK = (int)2048L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.EFD_NONBLOCK = 2048
+     * }
+     */
+    public static int EFD_NONBLOCK() {
+        return EFD_NONBLOCK;
+    }
+
+    private static class eventfd {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Libc.C_INT,
+            Libc.C_INT,
+            Libc.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("eventfd");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int eventfd(unsigned int __count, int __flags)
+     * }
+     */
+    public static FunctionDescriptor eventfd$descriptor() {
+        return eventfd.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int eventfd(unsigned int __count, int __flags)
+     * }
+     */
+    public static MethodHandle eventfd$handle() {
+        return eventfd.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int eventfd(unsigned int __count, int __flags)
+     * }
+     */
+    public static MemorySegment eventfd$address() {
+        return eventfd.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int eventfd(unsigned int __count, int __flags)
+     * }
+     */
+    public static int eventfd(int __count, int __flags) {
+        var mh$ = eventfd.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("eventfd", __count, __flags);
+            }
+            return (int)mh$.invokeExact(__count, __flags);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
     private static final int BPF_PROG_LOAD = (int)5L;
     /**
      * {@snippet lang=c :

@@ -62,7 +62,7 @@ public final class HostTaskBackend implements TaskBackend {
     private final Path scratch;
     private final Map<String, Object> tasks = new ConcurrentHashMap<>();
     private final OrphanSweep orphans;
-    private final OomWatch oom;
+    private final OomWatch<HostTask> oom;
 
     public HostTaskBackend(TaskEvents events) {
         this(events, DEFAULT_BASE);
@@ -99,7 +99,7 @@ public final class HostTaskBackend implements TaskBackend {
         this.base = base;
         this.scratch = base.resolve(".shim-" + ProcessHandle.current().pid());
         this.orphans = OrphanSweep.start();
-        this.oom = OomWatch.start(this::checkOom);
+        this.oom = OomWatch.start(this::oomNotifier, this::checkOom);
     }
 
     // ---- create ----
@@ -660,6 +660,13 @@ public final class HostTaskBackend implements TaskBackend {
             }
         }
         deleteQuietly(scratch);
+    }
+
+    /** The kernel's OOM notice for a task's cgroup, for the OOM watch to wait on. */
+    private java.util.Optional<io.jrunc.cgroups.OomNotifier> oomNotifier(HostTask task) {
+        try (Container container = Container.load(task.root, task.id)) {
+            return container.oomNotifier();
+        }
     }
 
     /** The OOM watch's look at one task: an oom_kill counter that went up is one event. */

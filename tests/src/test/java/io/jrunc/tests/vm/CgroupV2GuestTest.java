@@ -228,10 +228,21 @@ class CgroupV2GuestTest {
         assertEquals("0", read("memory.swap.max"));
         assertEquals("" + 16 * M, read("memory.max"));
         assertEquals(new OomEvents(0, 0, false), cgroup.oomEvents());
-        // dd allocates its 64M block and touches it as it reads: far past memory.max, and no swap allowed
-        Process hog = placedShell("exec dd if=/dev/zero of=/dev/null bs=64M count=1");
-        assertTrue(hog.waitFor(60, TimeUnit.SECONDS), "the hog was not killed");
-        assertEquals(128 + SIGKILL, hog.exitValue(), "killed by SIGKILL");
+        io.jrunc.cgroups.OomNotifier notifier = cgroup.oomNotifier().orElseThrow();
+        try {
+            short pri = io.jrunc.bindings.FileDescriptors.POLLPRI;
+            assertEquals(0, io.jrunc.bindings.FileDescriptors.poll(notifier.fd(), notifier.events(), 100), "no change yet");
+            // dd allocates its 64M block and touches it as it reads: far past memory.max, and no swap allowed
+            Process hog = placedShell("exec dd if=/dev/zero of=/dev/null bs=64M count=1");
+            assertTrue(hog.waitFor(60, TimeUnit.SECONDS), "the hog was not killed");
+            assertEquals(128 + SIGKILL, hog.exitValue(), "killed by SIGKILL");
+            short revents = io.jrunc.bindings.FileDescriptors.poll(notifier.fd(), notifier.events(), 10_000);
+            assertEquals(pri, (short) (revents & pri), "memory.events flagged changed: " + revents);
+            notifier.rearm();
+            assertEquals(0, io.jrunc.bindings.FileDescriptors.poll(notifier.fd(), notifier.events(), 100), "read again: not flagged");
+        } finally {
+            notifier.close();
+        }
         OomEvents events = cgroup.oomEvents();
         assertTrue(events.oomKill() >= 1 && events.oom() >= 1, events.toString());
         assertTrue(read("memory.events").contains("oom_kill " + events.oomKill()), read("memory.events"));
