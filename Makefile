@@ -35,7 +35,7 @@ E2E_NORECOMMENDS := docker.io
 VM_PACKAGES := qemu-system-x86 cpio busybox-static e2fsprogs file
 VM_DIR := $(BUILD)/vm
 
-.PHONY: all check-jdk deps build launcher launcher-vm launcher-shim one-jar aot-cache test test-report test-vm vm-run vm-image test-agent demo install bench bench-shim bench-startup clean bindings
+.PHONY: all check-jdk deps build launcher launcher-vm launcher-shim one-jar aot-cache test test-report test-vm vm-run vm-image test-agent demo install bench bench-shim bench-shim-vm bench-startup clean bindings
 
 all: build
 
@@ -254,6 +254,14 @@ BENCH_SHIM_N ?= 31
 bench-shim: build
 	$(call apt-ensure,$(TEST_PACKAGES) $(E2E_PACKAGES))
 	@scripts/bench-shim.sh $(BUILD)/bin $(BUILD)/bench-shim $(BENCH_SHIM_N)
+
+# The VM back end through the CRI plugin (RunPodSandbox to a started container, jrunc-vm handler) against the
+# same pod made with the jrunc-vm CLI, BENCH_SHIM_VM_ROUNDS rounds each, interleaved (scripts/bench-shim-vm.sh).
+# Needs root; boots 2 x BENCH_SHIM_VM_ROUNDS VMs.
+BENCH_SHIM_VM_ROUNDS ?= 3
+bench-shim-vm: build vm-image
+	$(call apt-ensure,$(TEST_PACKAGES) $(E2E_PACKAGES) $(VM_PACKAGES))
+	@MVN='$(MVN)' scripts/bench-shim-vm.sh $(BENCH_SHIM_VM_ROUNDS)
 
 # Where a jrunc call's time goes: JVM start, the command line, JSON, FFM linking and a whole run, each with and
 # without the AOT cache (scripts/bench-startup.sh). BENCH_STARTUP_N rounds.

@@ -3,7 +3,7 @@
 #   (a) containerd-shim-runc-v2 + runc, (b) containerd-shim-runc-v2 driving jrunc (--runc-binary),
 #   (c) containerd-shim-jrunc-v2's host back end (runtime io.containerd.jrunc.v2, found on PATH).
 # Measures `ctr run --rm IMAGE ID true`, a `ctr task exec` round trip on a running sleep task, and the
-# shim's PSS (smaps_rollup) with one container and with 5 containers grouped in one shim.
+# shims' PSS (smaps_rollup) with one container and per container with 5 more (labelled as one group).
 # A private containerd (own config, root, state, socket); leaves nothing behind.
 # Usage: bench-shim.sh BUILD_BIN WORK_DIR [N]
 set -euo pipefail
@@ -28,9 +28,12 @@ cleanup() {
     ctr_ image rm "$IMAGE" >/dev/null 2>&1
     kill "$CPID"; wait "$CPID" 2>/dev/null
   fi
-  # shims this containerd started (their command line names its socket) and mounts under the work dir
-  for p in $(grep -l -a -F "$SOCK" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3); do
-    [ "$p" != $$ ] && kill -9 "$p" 2>/dev/null; done
+  # shims this containerd started (their command line names its socket): TERM first, so a lingering shared
+  # jrunc shim removes its socket and pid file; then mounts under the work dir
+  shims=$(grep -l -a -F "$SOCK" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3)
+  for p in $shims; do [ "$p" != $$ ] && kill "$p" 2>/dev/null; done
+  sleep 1
+  for p in $shims; do [ "$p" != $$ ] && kill -9 "$p" 2>/dev/null; done
   grep -F " $WORK/" /proc/self/mounts | awk '{print $2}' | sort -r | while read -r m; do umount -l "$m"; done
   rm -rf "$WORK"
 }
@@ -84,6 +87,7 @@ median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
 CONFIGS=(a b c)
 declare -A RUN EXEC
 k=0
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench-shim: N=$N rounds (ctr run --rm, then exec), order rotating" >&2
 # one untimed warm-up of each, so image unpacking and first-use costs are outside the figures
 for cf in "${CONFIGS[@]}"; do ctr_ run --rm --null-io $(flags $cf) "$IMAGE" warm-$cf true; done
@@ -99,43 +103,50 @@ for i in $(seq "$N"); do
   done
 done
 
-# --- memory: PSS of the shim with one running container, then with 5 grouped in one shim ----------------
-shim_pids() { # processes whose command line names this containerd's socket and "-id $1"
-  local f p c
-  for f in /proc/[0-9]*/cmdline; do
-    p=${f#/proc/}; p=${p%/cmdline}
-    [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
-    c=$( { tr '\0' ' ' < "$f"; } 2>/dev/null) || continue
-    case "$c" in *"$SOCK"*) ;; *) continue;; esac
-    case "$c " in *"-id $1 "*) echo "$p";; esac
+# --- memory: PSS of the shims with one running container, then with 5 more grouped -----------------------
+# A task's shim is the process listening on its bundle's address. With 5 containers labelled as one group,
+# (a) and (b) run one runc shim for them; (c)'s shared shim ignores the label and serves every host task
+# of the namespace, here the 5 and its sleep task: PSS per container is a shim's PSS divided among the
+# tasks it serves.
+shim_of() { # pid of the process listening on task $1's shim socket
+  local a sock inode p
+  a=$(cat "$WORK/state/io.containerd.runtime.v2.task/$NS/$1/address" 2>/dev/null) || return 0
+  sock=${a#unix://}
+  inode=$(awk -v s="$sock" '$8 == s && $4 == "00010000" {print $7}' /proc/net/unix | head -1)
+  [ -n "$inode" ] || return 0
+  for p in /proc/[0-9]*; do
+    if ls -l "$p/fd" 2>/dev/null | grep -qF "socket:[$inode]"; then echo "${p#/proc/}"; return 0; fi
   done; return 0; }
-shim_pss() { # total PSS (kB) of the shim processes of container $1
-  local total=0 p v
-  for p in $(shim_pids "$1"); do
-    v=$(awk '/^Pss:/{print $2}' /proc/$p/smaps_rollup 2>/dev/null) || v=0
-    total=$(( total + ${v:-0} ))
-  done; echo "$total"; }
-declare -A PSS1 PSS5 SHIMS5
-for cf in "${CONFIGS[@]}"; do PSS1[$cf]=$(shim_pss sleep-$cf); done
+pss() { awk '/^Pss:/{print $2}' "/proc/$1/smaps_rollup" 2>/dev/null || echo 0; }
+declare -A PSS1 PSS5 SHIMS5 TASKS5
+for cf in "${CONFIGS[@]}"; do PSS1[$cf]=$(pss "$(shim_of sleep-$cf)"); done
 for cf in "${CONFIGS[@]}"; do
   for j in 1 2 3 4 5; do
     ctr_ run -d --null-io --label io.containerd.runc.v2.group=grp-$cf $(flags $cf) "$IMAGE" g$j-$cf sleep 100000 >/dev/null
   done
-  sleep 1
-  PSS5[$cf]=$(shim_pss g1-$cf)
-  SHIMS5[$cf]=$(for j in 1 2 3 4 5; do shim_pids g$j-$cf; done | sort -u | wc -l)
+done
+sleep 1
+declare -A SHIM_OF
+for id in $(ctr_ task ls -q); do SHIM_OF[$id]=$(shim_of "$id"); done
+for cf in "${CONFIGS[@]}"; do
+  pids=$(for j in 1 2 3 4 5; do echo "${SHIM_OF[g$j-$cf]}"; done | sort -u | grep .)
+  total=0; for p in $pids; do total=$(( total + $(pss "$p") )); done
+  tasks=0; for id in "${!SHIM_OF[@]}"; do grep -qx "${SHIM_OF[$id]}" <<< "$pids" && tasks=$((tasks + 1)); done
+  PSS5[$cf]=$total; SHIMS5[$cf]=$(wc -w <<< "$pids"); TASKS5[$cf]=$tasks
 done
 
 med() { tr ' ' '\n' <<< "$1" | grep . | median; }
-printf '\n%-44s %12s %12s %14s %14s\n' "configuration (median of $N)" "ctr run ms" "exec ms" "PSS 1 ctr kB" "PSS 5 grp kB"
+printf '\n%-36s %10s %9s %12s %30s\n' "configuration (median of $N)" "ctr run ms" "exec ms" "PSS 1 ctr kB" "5 ctrs: shims' PSS kB / tasks"
 name() { case $1 in a) echo "(a) runc shim + runc";; b) echo "(b) runc shim + jrunc";; c) echo "(c) jrunc shim, host back end";; esac; }
 declare -A RM EM
 for cf in "${CONFIGS[@]}"; do
   RM[$cf]=$(med "${RUN[$cf]}"); EM[$cf]=$(med "${EXEC[$cf]}")
-  printf '%-44s %12s %12s %14s %14s\n' "$(name $cf)" "$(ms ${RM[$cf]})" "$(ms ${EM[$cf]})" "${PSS1[$cf]}" "${PSS5[$cf]} (${SHIMS5[$cf]} shim)"
+  printf '%-36s %10s %9s %12s %30s\n' "$(name $cf)" "$(ms ${RM[$cf]})" "$(ms ${EM[$cf]})" "${PSS1[$cf]}" \
+    "${PSS5[$cf]} (${SHIMS5[$cf]} shim) / ${TASKS5[$cf]} = $(( PSS5[$cf] / (TASKS5[$cf] > 0 ? TASKS5[$cf] : 1) ))"
 done
 r() { awk -v x="$1" -v y="$2" 'BEGIN{printf "%.2f", x/y}'; }
 echo
 echo "ctr run: c/a = $(r ${RM[c]} ${RM[a]}), b/c = $(r ${RM[b]} ${RM[c]})"
 echo "exec:    c/a = $(r ${EM[c]} ${EM[a]}), b/c = $(r ${EM[b]} ${EM[c]})"
-echo "PSS:     c/a = $(r ${PSS1[c]} ${PSS1[a]}) (one container), $(r ${PSS5[c]} ${PSS5[a]}) (5 grouped)"
+echo "PSS:     c/a = $(r ${PSS1[c]} ${PSS1[a]}) (one container), per container with 5: $(r $(( PSS5[c] * TASKS5[a] )) $(( PSS5[a] * TASKS5[c] )))"
+echo "load average: before $LOAD0; after $(cut -d' ' -f1-3 /proc/loadavg)"

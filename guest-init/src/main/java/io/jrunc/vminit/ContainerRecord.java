@@ -37,6 +37,16 @@ final class ContainerRecord {
         return started ? ContainerState.CONTAINER_STATE_RUNNING : ContainerState.CONTAINER_STATE_CREATED;
     }
 
+    /** Whether the container's cgroup is frozen (Pause): cgroup.events' "frozen 1", the kernel's word. */
+    boolean frozen() {
+        try {
+            return java.nio.file.Files.readAllLines(CgroupSetup.ROOT.resolve(CgroupSetup.pathOf(id).substring(1)).resolve("cgroup.events"))
+                    .contains("frozen 1");
+        } catch (java.io.IOException e) {
+            return false; // no cgroup (yet, or any more): nothing is frozen
+        }
+    }
+
     ContainerInfo info() {
         ContainerState state = state();
         ContainerInfo.Builder b = ContainerInfo.newBuilder().setId(id).setState(state).setRootfsSerial(serial)
@@ -44,7 +54,7 @@ final class ContainerRecord {
         if (state == ContainerState.CONTAINER_STATE_STOPPED) {
             b.setExit(init.exit.join());
         } else if (init != null) {
-            b.setPid(init.pid);
+            b.setPid(init.pid).setFrozen(frozen());
         }
         execs.forEach((execId, p) -> b.addExecIds(execId));
         return b.build();

@@ -55,6 +55,35 @@ final class ContainerService {
         });
         d.register(AgentMethods.Containers.STATS, (c, r) -> CgroupStatsReader.read(store.get(r.getId()).id));
         d.register(AgentMethods.Containers.UPDATE, (c, r) -> update(r));
+        d.register(AgentMethods.Containers.PAUSE, (c, r) -> {
+            freezer(r.getId(), true);
+            return PauseContainerResponse.getDefaultInstance();
+        });
+        d.register(AgentMethods.Containers.RESUME, (c, r) -> {
+            freezer(r.getId(), false);
+            return ResumeContainerResponse.getDefaultInstance();
+        });
+    }
+
+    /**
+     * Pause (freeze) or Resume (thaw): the runtime library's freezer on the container's cgroup, as
+     * `jrunc pause` and `jrunc resume` run it (its checks: a stopped container is not paused, one not
+     * paused is not resumed).
+     */
+    private void freezer(String id, boolean freeze) throws RpcException {
+        ContainerRecord rec = store.get(id);
+        if (rec.state() == ContainerState.CONTAINER_STATE_STOPPED) {
+            throw new RpcException(Code.FAILED_PRECONDITION, "container " + rec.id + " is stopped");
+        }
+        try (Container container = Container.load(ContainerStore.STATE_ROOT, rec.id)) {
+            if (freeze) {
+                container.pause();
+            } else {
+                container.resume();
+            }
+        } catch (ContainerException e) {
+            throw new RpcException(Code.FAILED_PRECONDITION, (freeze ? "pause " : "resume ") + rec.id + ": " + e.getMessage());
+        }
     }
 
     /**

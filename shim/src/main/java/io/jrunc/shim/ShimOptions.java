@@ -142,7 +142,9 @@ public record ShimOptions(Backend backend, Map<String, String> settings) {
                 throw new OptionsException("runtime options: " + where + ": " + key + " repeated");
             }
         }
-        return new ShimOptions(backend, tables.getOrDefault(backend, Map.of()));
+        ShimOptions options = new ShimOptions(backend, tables.getOrDefault(backend, Map.of()));
+        ShimSharing.of(options); // its settings refused here, where start sees them
+        return options;
     }
 
     private static Backend backendNamed(String name, String where, String error) throws OptionsException {

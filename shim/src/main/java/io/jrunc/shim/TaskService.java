@@ -36,6 +36,7 @@ public final class TaskService {
     /** Where a task's init pid is written, for {@code delete} after a shim that died (as runc's init.pid). */
     public static final String INIT_PID_FILE = "init.pid";
     static final String SHIM_VERSION = "jrunc-shim v2";
+    private static final System.Logger LOG = System.getLogger(TaskService.class.getName());
 
     private final TaskBackend backend;
     private final EventOrder events;
@@ -94,6 +95,7 @@ public final class TaskService {
                     throw new RpcException(Code.UNIMPLEMENTED, "checkpoint is not supported by io.containerd.jrunc.v2");
                 })
                 .register(TaskMethods.KILL, (c, r) -> {
+                    debug("kill", r.getId(), r.getExecId(), "signal " + r.getSignal() + (r.getAll() ? " all" : ""));
                     backend.kill(r.getId(), r.getExecId(), r.getSignal(), r.getAll());
                     return Empty.getDefaultInstance();
                 })
@@ -124,12 +126,21 @@ public final class TaskService {
                         .setShimPid((int) ProcessHandle.current().pid()).setTaskPid(backend.taskPid(r.getId()))
                         .setVersion(SHIM_VERSION).build())
                 .register(TaskMethods.SHUTDOWN, (c, r) -> {
+                    debug("shutdown", r.getId(), "", backend.empty() ? "no task left" : "tasks left");
                     if (backend.empty()) {
                         // after this answer is on its way: the process ends
                         Thread.ofVirtual().start(exitWhenEmpty);
                     }
                     return Empty.getDefaultInstance();
                 });
+    }
+
+    /** A debug line per call that changes a task (the shim's log, with containerd's -debug). */
+    private static void debug(String call, String id, String execId, String detail) {
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, call + " " + id + (execId.isEmpty() ? "" : " exec " + execId)
+                    + (detail.isEmpty() ? "" : ": " + detail));
+        }
     }
 
     private String namespace(CallContext context) {
@@ -139,6 +150,7 @@ public final class TaskService {
 
     private CreateTaskResponse create(CallContext context, CreateTaskRequest r) throws RpcException {
         String namespace = namespace(context);
+        debug("create", r.getId(), "", "namespace " + namespace + ", bundle " + r.getBundle());
         ShimOptions options;
         try {
             options = r.hasOptions() ? ShimOptions.fromAny(r.getOptions()) : ShimOptions.DEFAULTS;
@@ -181,6 +193,7 @@ public final class TaskService {
     }
 
     private StartResponse start(StartRequest r) throws RpcException {
+        debug("start", r.getId(), r.getExecId(), "");
         events.starting(r.getId(), r.getExecId());
         int pid;
         try {
@@ -194,6 +207,7 @@ public final class TaskService {
     }
 
     private DeleteResponse delete(DeleteRequest r) throws RpcException {
+        debug("delete", r.getId(), r.getExecId(), "");
         ProcessExit exit = backend.delete(r.getId(), r.getExecId());
         events.deleted(r.getId(), r.getExecId(), exit);
         if (r.getExecId().isEmpty()) {
@@ -207,6 +221,7 @@ public final class TaskService {
     }
 
     private Empty exec(ExecProcessRequest r) throws RpcException {
+        debug("exec", r.getId(), r.getExecId(), "");
         if (r.getExecId().isEmpty()) {
             throw new RpcException(Code.INVALID_ARGUMENT, "exec_id is empty");
         }

@@ -62,6 +62,14 @@ public final class TtrpcServer implements AutoCloseable {
     }
 
     /**
+     * Serves one connection its caller accepted (a caller that keeps its own accept loop, counting
+     * connections) until it ends or this server is closed. Blocks.
+     */
+    public void serveConnection(SocketChannel channel) {
+        serve("connection ", ByteStream.of(channel), false);
+    }
+
+    /**
      * Serves one connection that is not a SocketChannel (an AF_VSOCK socket opened through FFM) until
      * it ends or this server is closed. Blocks.
      */

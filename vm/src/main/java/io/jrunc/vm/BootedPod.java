@@ -166,7 +166,19 @@ public final class BootedPod implements AutoCloseable {
         call("update " + container, AgentMethods.Containers.UPDATE, b.build());
     }
 
-    /** The guest's view of the container (state, pid, exit). */
+    /** Freezes every process of the container (its cgroup's freezer in the guest); answers once frozen. */
+    public void pause(String container) throws VmException {
+        call("pause " + container, AgentMethods.Containers.PAUSE,
+                io.jrunc.agent.api.pb.v1.PauseContainerRequest.newBuilder().setId(container).build());
+    }
+
+    /** Thaws a paused container. */
+    public void resume(String container) throws VmException {
+        call("resume " + container, AgentMethods.Containers.RESUME,
+                io.jrunc.agent.api.pb.v1.ResumeContainerRequest.newBuilder().setId(container).build());
+    }
+
+    /** The guest's view of the container (state, pid, exit, frozen). */
     public ContainerInfo inspect(String container) throws VmException {
         return call("inspect " + container, AgentMethods.Containers.INSPECT,
                 InspectContainerRequest.newBuilder().setId(container).build()).getContainer();

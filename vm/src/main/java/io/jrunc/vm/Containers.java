@@ -501,6 +501,26 @@ public final class Containers {
     }
 
     /**
+     * Freezes every process of a running container (the guest's cgroup freezer: podman's pause), or
+     * thaws a paused one ({@code freeze} false: unpause). The agent's refusals (a stopped container,
+     * one not paused) are the errors.
+     */
+    public void pause(String name, boolean freeze) throws VmException {
+        ContainerRecord c = require(name);
+        try (AgentClient monitor = pods.connectRunning(pods.require(c.pod()))) {
+            if (freeze) {
+                monitor.call(AgentMethods.Containers.PAUSE, io.jrunc.agent.api.pb.v1.PauseContainerRequest.newBuilder()
+                        .setId(name).build(), Duration.ofSeconds(30));
+            } else {
+                monitor.call(AgentMethods.Containers.RESUME, io.jrunc.agent.api.pb.v1.ResumeContainerRequest.newBuilder()
+                        .setId(name).build(), Duration.ofSeconds(30));
+            }
+        } catch (RpcException e) {
+            throw agentError((freeze ? "pause " : "unpause ") + name, e);
+        }
+    }
+
+    /**
      * Removes the container (its disk unplugged, its state and logs gone); an anonymous pod goes with
      * it. Refused for a running container unless force; a created one is removed as a stopped one
      * is, its waiting process killed first (runc's delete). With force, an anonymous pod is ended at
@@ -596,7 +616,7 @@ public final class Containers {
     static String stateName(ContainerInfo info) {
         return switch (info.getState()) {
             case CONTAINER_STATE_CREATED -> "created";
-            case CONTAINER_STATE_RUNNING -> "running";
+            case CONTAINER_STATE_RUNNING -> info.getFrozen() ? "paused" : "running";
             case CONTAINER_STATE_STOPPED -> "stopped";
             default -> "unknown";
         };

@@ -62,6 +62,10 @@ public final class AgentMethods {
                 Method.of(CONTAINERS, "Stats", ContainerStatsRequest.parser(), ContainerStatsResponse.parser());
         public static final Method<UpdateContainerRequest, UpdateContainerResponse> UPDATE =
                 Method.of(CONTAINERS, "Update", UpdateContainerRequest.parser(), UpdateContainerResponse.parser());
+        public static final Method<PauseContainerRequest, PauseContainerResponse> PAUSE =
+                Method.of(CONTAINERS, "Pause", PauseContainerRequest.parser(), PauseContainerResponse.parser());
+        public static final Method<ResumeContainerRequest, ResumeContainerResponse> RESUME =
+                Method.of(CONTAINERS, "Resume", ResumeContainerRequest.parser(), ResumeContainerResponse.parser());
     }
 
     /** jrunc.agent.v1.Processes: a container's process and its execs, signals, exits, stdio. */

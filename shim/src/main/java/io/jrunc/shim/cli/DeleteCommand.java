@@ -9,6 +9,7 @@ import io.jrunc.shim.ShimOptions;
 import io.jrunc.shim.ShimSockets;
 import io.jrunc.shim.TaskService;
 import io.jrunc.shim.host.HostTaskBackend;
+import io.jrunc.shim.vm.VmTaskBackend;
 import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -22,7 +23,9 @@ import java.time.Instant;
  * end (the options {@code start} recorded in the bundle say which) the task's container is deleted from
  * the back end's state root (its processes SIGKILLed, its cgroup and state removed); otherwise, or when
  * no state was left, the init from the bundle's init.pid is killed (only when that process's root is the
- * bundle's rootfs, so a reused pid is never signalled). The dead shim's socket file goes, the rootfs is
+ * bundle's rootfs, so a reused pid is never signalled). With the VM back end, unless a live shim answers
+ * on the group's socket, the task's pod is removed as `jrunc-vm pod rm -f` removes it (qemu, monitor,
+ * virtiofsd, tap, state). The dead shim's socket file goes, the rootfs is
  * unmounted, and a DeleteResponse is printed on stdout as protobuf: the init's pid, exit status 137
  * (killed by SIGKILL), now as the exit time.
  */
@@ -47,10 +50,22 @@ final class DeleteCommand {
         if (options.backend() == ShimOptions.Backend.HOST) {
             flags.require("namespace");
             String root = options.settings().get("root");
+            Path base = root == null ? HostTaskBackend.DEFAULT_BASE : Path.of(root);
+            // containerd runs delete also after every task deleted through its shim (when it closes the
+            // task's connection): then no state is left, and the runtime library need not be loaded
+            if (!plainId(flags.namespace()) || !plainId(flags.id()) || Files.exists(base.resolve(flags.namespace()).resolve(flags.id()))) {
+                try {
+                    int statePid = HostTaskBackend.deleteAfterDeadShim(base, flags.namespace(), flags.id());
+                    pid = statePid > 0 ? statePid : pid;
+                } catch (RpcException e) {
+                    throw new IOException(e.getMessage());
+                }
+            }
+        }
+        if (options.backend() == ShimOptions.Backend.VM && !liveShimAt(bundle)) {
+            flags.require("namespace");
             try {
-                int statePid = HostTaskBackend.deleteAfterDeadShim(root == null ? HostTaskBackend.DEFAULT_BASE : Path.of(root),
-                        flags.namespace(), flags.id());
-                pid = statePid > 0 ? statePid : pid;
+                VmTaskBackend.deleteAfterDeadShim(options.settings(), flags.namespace(), flags.id(), bundle);
             } catch (RpcException e) {
                 throw new IOException(e.getMessage());
             }
@@ -71,16 +86,39 @@ final class DeleteCommand {
      * shim answers there (a new shim of the same group); only a path in the shims' socket directory.
      */
     private static void removeDeadSocket(Path bundle) throws IOException {
+        Path socket = shimSocket(bundle);
+        if (socket != null && !ShimSockets.alive(socket)) {
+            Files.deleteIfExists(socket);
+        }
+    }
+
+    /**
+     * Whether a live shim answers on the group's socket (a new shim of the same group, which then
+     * holds the group's pod in VM mode).
+     */
+    private static boolean liveShimAt(Path bundle) {
+        Path socket = shimSocket(bundle);
+        return socket != null && ShimSockets.alive(socket);
+    }
+
+    /** The shim's socket from the bundle's address file, where start wrote it; null unless in the shims' directory. */
+    private static Path shimSocket(Path bundle) {
         String address;
         try {
             address = Files.readString(bundle.resolve("address"), StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
-            return;
+            return null;
         }
         Path socket = ShimAddress.pathOf(address).normalize();
-        if (socket.getParent() != null && socket.getParent().equals(ShimAddress.SOCKET_DIR) && !ShimSockets.alive(socket)) {
-            Files.deleteIfExists(socket);
-        }
+        return socket.getParent() != null && socket.getParent().equals(ShimAddress.SOCKET_DIR) ? socket : null;
+    }
+
+    /**
+     * A containerd identifier (letters and digits, single '.', '_' or '-' between them): safe to name a
+     * directory with. Anything else goes to the back end's check, which refuses it by name.
+     */
+    static boolean plainId(String id) {
+        return id.length() <= 76 && id.matches("[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*");
     }
 
     /** The options start recorded; the defaults (host) when there are none or they no longer parse. */

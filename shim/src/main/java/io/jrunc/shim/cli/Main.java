@@ -3,6 +3,7 @@ package io.jrunc.shim.cli;
 import io.jrunc.shim.Backends;
 import io.jrunc.shim.ShimOptions;
 import io.jrunc.shim.ShimServer;
+import io.jrunc.shim.ShimSharing;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -70,8 +71,9 @@ public final class Main {
     }
 
     private static int serve(ShimFlags flags) throws ShimFlags.UsageException, ShimOptions.OptionsException,
-            IOException, Backends.BackendException {
+            IOException, Backends.BackendException, InterruptedException {
         flags.require("namespace", "address", "id");
+        logDebug(flags.debug());
         String socket = System.getenv(SOCKET_ENV);
         if (socket == null || socket.isEmpty()) {
             throw new ShimFlags.UsageException(NAME + " serves only when started by its own start command ("
@@ -83,8 +85,23 @@ public final class Main {
         if (events == null || events.isEmpty()) {
             events = flags.address() + ".ttrpc";
         }
-        new ShimServer(Path.of(socket), flags.namespace(), events, options).serve();
+        new ShimServer(Path.of(socket), flags.namespace(), events, options, ShimSharing.of(options)).serve();
         return 0;
+    }
+
+    /**
+     * containerd passes -debug when its own log level is debug (as to its runc shim, which then logs at
+     * debug level): the serving shim's debug lines (each task call) go to its stderr, the shim's log.
+     */
+    static void logDebug(boolean debug) {
+        if (!debug) {
+            return;
+        }
+        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        root.setLevel(java.util.logging.Level.FINE);
+        for (java.util.logging.Handler h : root.getHandlers()) {
+            h.setLevel(java.util.logging.Level.FINE);
+        }
     }
 
     private static String property(String key) {

@@ -1,9 +1,9 @@
 package io.jrunc.shim.cli;
 
 import io.jrunc.shim.BundleAnnotations;
-import io.jrunc.shim.Grouping;
 import io.jrunc.shim.ShimAddress;
 import io.jrunc.shim.ShimOptions;
+import io.jrunc.shim.ShimSharing;
 import io.jrunc.shim.ShimSockets;
 import java.io.File;
 import java.io.IOException;
@@ -41,6 +41,8 @@ final class StartCommand {
     /** The runtime options as start received them (protobuf Any), in the bundle. */
     static final String OPTIONS_FILE = "shim-options.pb";
     private static final long READY_TIMEOUT_MS = 20_000;
+    /** How long a live shim takes at most to answer the probe (it answers from its accept loop). */
+    private static final long PROBE_TIMEOUT_MS = 5_000;
 
     static int run(ShimFlags flags, Path bundle, PrintStream out) throws ShimFlags.UsageException, IOException,
             ShimOptions.OptionsException {
@@ -53,13 +55,16 @@ final class StartCommand {
         } catch (IllegalArgumentException e) {
             throw new IOException(bundle.resolve("config.json") + ": " + e.getMessage().replaceFirst("^config.json: ", ""));
         }
-        String group = Grouping.groupId(flags.id(), annotations);
+        byte[] options = System.in.readAllBytes();
+        // No options (ctr run without --runtime-config-path) are the defaults: nothing to parse.
+        ShimOptions parsed = options.length == 0 ? ShimOptions.DEFAULTS : ShimOptions.fromAnyBytes(options);
+        ShimSharing sharing = ShimSharing.of(parsed);
+        String group = sharing.group(flags.id(), annotations);
         Path socket = ShimAddress.socketPath(flags.address(), flags.namespace(), group);
         String address = "unix://" + socket;
-        byte[] options = System.in.readAllBytes();
-        if (!ShimSockets.alive(socket)) {
-            ShimOptions.fromAnyBytes(options); // refused here, before any process exists
-            spawn(flags, bundle, socket, options);
+        if (!ShimSockets.answers(socket, PROBE_TIMEOUT_MS)) {
+            spawn(flags, bundle, socket, options, sharing.shared() ? group : flags.id(),
+                    sharing.shared() ? ShimSharing.Files.of(parsed, socket).log() : null);
         }
         // for `delete` after a dead shim, which containerd gives no options
         Files.write(bundle.resolve(OPTIONS_FILE), options);
@@ -69,7 +74,8 @@ final class StartCommand {
         return 0;
     }
 
-    private static void spawn(ShimFlags flags, Path bundle, Path socket, byte[] options) throws IOException {
+    private static void spawn(ShimFlags flags, Path bundle, Path socket, byte[] options, String shimId, Path log)
+            throws IOException {
         // A socket file no shim answers on is a dead shim's: the new one binds anew.
         Files.deleteIfExists(socket);
         Path errorFile = bundle.resolve(ERROR_FILE);
@@ -78,13 +84,13 @@ final class StartCommand {
         command.add(SETSID.toString());
         command.addAll(selfCommand());
         command.addAll(List.of("-namespace", flags.namespace(), "-address", flags.address(),
-                "-publish-binary", flags.publishBinary(), "-id", flags.id()));
+                "-publish-binary", flags.publishBinary(), "-id", shimId));
         if (flags.debug()) {
             command.add("-debug");
         }
         ProcessBuilder pb = new ProcessBuilder(command).directory(new File("/"))
                 .redirectInput(new File("/dev/null")).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(logTarget(bundle));
+                .redirectError(log == null ? logTarget(bundle) : ProcessBuilder.Redirect.to(openLog(log)));
         pb.environment().put(Main.SOCKET_ENV, socket.toString());
         pb.environment().put(Main.OPTIONS_ENV, Base64.getEncoder().encodeToString(options));
         pb.environment().put(Main.ERROR_FILE_ENV, errorFile.toString());
@@ -109,6 +115,11 @@ final class StartCommand {
                 throw new IOException("interrupted while waiting for the shim");
             }
         }
+    }
+
+    private static File openLog(Path log) throws IOException {
+        Files.createDirectories(log.getParent());
+        return log.toFile();
     }
 
     /**

@@ -20,6 +20,7 @@ import io.jrunc.runtime.Status;
 import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.shim.ProcessExit;
 import io.jrunc.shim.RootfsMounts;
+import io.jrunc.shim.ShimSharing;
 import io.jrunc.shim.TaskBackend;
 import io.jrunc.shim.TaskEvents;
 import io.jrunc.shim.TaskRequests;
@@ -52,7 +53,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class HostTaskBackend implements TaskBackend {
     /** Where the state roots of the namespaces are by default, as containerd's runc shim uses /run/containerd/runc. */
-    public static final Path DEFAULT_BASE = Path.of("/run/containerd/jrunc");
+    public static final Path DEFAULT_BASE = ShimSharing.DEFAULT_HOST_ROOT;
     private static final Object RESERVED = new Object();
     private static final AtomicLong HANDLES = new AtomicLong();
 
@@ -78,8 +79,8 @@ public final class HostTaskBackend implements TaskBackend {
 
     private static Path base(Map<String, String> settings) {
         for (String key : settings.keySet()) {
-            if (!key.equals("root")) {
-                throw new IllegalArgumentException("host." + key + ": unknown setting (the host back end takes root)");
+            if (!key.equals("root") && !ShimSharing.KEYS.contains(key)) {
+                throw new IllegalArgumentException("host." + key + ": unknown setting (the host back end takes root, shim and linger)");
             }
         }
         String root = settings.get("root");

@@ -21,22 +21,43 @@ import java.util.HexFormat;
  *
  * <ul>
  * <li>{@code io.kubernetes.cri.container-type}: {@code sandbox} boots a pod; {@code container} joins
- * the pod of {@code io.kubernetes.cri.sandbox-id}. Without it (a plain {@code ctr run}) the task is a
- * container with a pod of its own.
+ * the pod of {@code io.kubernetes.cri.sandbox-id}.
+ * <li>Without it, {@code io.containerd.runc.v2.group} (what containerd's runc shim groups containers
+ * by, one shim per group; `ctr run --annotation io.containerd.runc.v2.group=G`): the container joins
+ * the group's pod, the group's first container booting it. Without either (a plain {@code ctr run})
+ * the task is a container with a pod of its own.
  * <li>{@code io.jrunc.pod.memory}, {@code io.jrunc.pod.cpus}, {@code io.jrunc.pod.swap}: the pod's
  * memory, processors and swap area (sizes as jrunc-vm reads them: {@code 1g}, {@code 512m}).
  * <li>The network namespace's {@code path} in {@code linux.namespaces}, which the CRI plugin made and
  * CNI configured, is joined as jrunc-vm's {@code ns:PATH} network; none means user-mode networking.
  * </ul>
  *
- * @param sandboxKey  the sandbox this task belongs to (a sandbox's {@code io.kubernetes.cri.sandbox-id},
- *                    else its own id; a lone container's id)
- * @param sandbox     the task is a CRI sandbox: it is the pod itself, no container runs for it
+ * @param sandboxKey  the pod this task belongs to (a sandbox's {@code io.kubernetes.cri.sandbox-id},
+ *                    else its own id; a CRI container's sandbox id; a group's id; a lone container's id)
+ * @param membership  how the task comes to its pod
  */
-record PodPlan(String sandboxKey, boolean sandbox, boolean ownPod, int cpus, long memoryBytes, long swapBytes,
+record PodPlan(String sandboxKey, Membership membership, int cpus, long memoryBytes, long swapBytes,
                String hostname, Path netns) {
     static final String CONTAINER_TYPE = "io.kubernetes.cri.container-type";
     static final String SANDBOX_ID = "io.kubernetes.cri.sandbox-id";
+    static final String GROUP = "io.containerd.runc.v2.group";
+
+    /** How a task comes to its pod; the pod's settings are those of the task that boots it. */
+    enum Membership {
+        /** A CRI sandbox: boots the pod and is the pod itself (no container runs for it). */
+        SANDBOX,
+        /** A CRI container: joins its sandbox's pod, which must be there. */
+        MEMBER,
+        /** A container of a containerd group: joins the group's pod, booting it when it is the first. */
+        GROUP,
+        /** A container of no pod or group: boots a pod of its own. */
+        OWN
+    }
+
+    /** The task is a CRI sandbox: it is the pod itself, no container runs for it. */
+    boolean sandbox() {
+        return membership == Membership.SANDBOX;
+    }
     static final String POD_MEMORY = "io.jrunc.pod.memory";
     static final String POD_CPUS = "io.jrunc.pod.cpus";
     static final String POD_SWAP = "io.jrunc.pod.swap";
@@ -55,9 +76,17 @@ record PodPlan(String sandboxKey, boolean sandbox, boolean ownPod, int cpus, lon
         String type = annotations.path(CONTAINER_TYPE).asText("");
         boolean sandbox = type.equals("sandbox");
         boolean member = type.equals("container");
-        // a sandbox is known by its sandbox id (the CRI plugin gives it its own), a lone container by its id
+        // a sandbox is known by its sandbox id (the CRI plugin gives it its own), a group by its id, a lone container by its id
         String given = annotations.path(SANDBOX_ID).asText("");
-        String key = member || (sandbox && !given.isEmpty()) ? given : id;
+        String group = annotations.path(GROUP).asText("");
+        Membership membership = sandbox ? Membership.SANDBOX : member ? Membership.MEMBER
+                : group.isEmpty() ? Membership.OWN : Membership.GROUP;
+        String key = switch (membership) {
+            case SANDBOX -> given.isEmpty() ? id : given;
+            case MEMBER -> given;
+            case GROUP -> group;
+            case OWN -> id;
+        };
         if (member && key.isEmpty()) {
             throw new RpcException(Code.INVALID_ARGUMENT, "annotations: " + CONTAINER_TYPE + " container without " + SANDBOX_ID);
         }
@@ -90,7 +119,7 @@ record PodPlan(String sandboxKey, boolean sandbox, boolean ownPod, int cpus, lon
         } catch (VmException e) {
             hostname = null; // a name the pod cannot take: the pod's own
         }
-        return new PodPlan(key, sandbox, !sandbox && !member, cpus, memory, swap, hostname, netns);
+        return new PodPlan(key, membership, cpus, memory, swap, hostname, netns);
     }
 
     private static long size(JsonNode annotations, String key) throws VmException {

@@ -41,7 +41,9 @@ import java.util.Set;
  * itself: no pause process runs in the guest (the VM is what holds the pod's namespaces: one network,
  * which the guest's containers share, and one kernel). Its task's pid is qemu's; a signal that ends a
  * process ends its "process" (exit 128+N), and the VM goes when its last task is deleted.
- * <li>A plain container ({@code ctr run}, no CRI annotations) boots a pod of its own and runs in it.
+ * <li>A container of a containerd group ({@code io.containerd.runc.v2.group}, whose containers share
+ * one shim) joins the group's pod; the first one boots it.
+ * <li>A plain container ({@code ctr run}, no CRI annotations, no group) boots a pod of its own and runs in it.
  * <li>A CRI container joins its sandbox's pod ({@code io.kubernetes.cri.sandbox-id}).
  * </ul>
  *
@@ -98,6 +100,8 @@ public final class VmTaskBackend implements TaskBackend {
         final VmProcess init;
         final Map<String, VmProcess> execs = new LinkedHashMap<>();
         volatile boolean deleting;
+        /** Frozen by Pause (the guest's cgroup freezer) and not yet resumed. */
+        volatile boolean paused;
 
         VmTask(String id, Sandbox sandbox, String container, List<Path> mounts, VmProcess init) {
             this.id = id;
@@ -177,11 +181,12 @@ public final class VmTaskBackend implements TaskBackend {
             synchronized (this) {
                 sandbox = sandboxes.get(namespace + "/" + plan.sandboxKey());
             }
-            if (plan.sandbox() || plan.ownPod()) {
+            PodPlan.Membership membership = plan.membership();
+            if (membership == PodPlan.Membership.SANDBOX || membership == PodPlan.Membership.OWN) {
                 if (sandbox != null) {
                     throw new RpcException(Code.ALREADY_EXISTS, "sandbox " + plan.sandboxKey() + " already has a pod");
                 }
-            } else if (sandbox == null) {
+            } else if (sandbox == null && membership == PodPlan.Membership.MEMBER) {
                 throw new RpcException(Code.NOT_FOUND, "sandbox " + plan.sandboxKey() + " of task " + id
                         + " has no pod in this shim");
             }
@@ -221,6 +226,52 @@ public final class VmTaskBackend implements TaskBackend {
                 tasks.put(id, task);
             }
             return task.init.pid;
+        }
+    }
+
+    /**
+     * What containerd's `shim delete` needs after the shim died while its pod ran (its caller has
+     * checked that no live shim answers on the group's socket, so nothing else holds the pod): the
+     * task's pod, named from the bundle's config.json as {@link #create} named it, removed as
+     * `jrunc-vm pod rm -f` removes a pod: qemu and the monitor SIGKILLed, every virtiofsd ended, the
+     * tap and qdisc of a joined network namespace removed, the pod's state directory gone; and the
+     * task's rewritten config. The first delete of a dead shim's tasks ends their pod; the others find
+     * it gone. True when a pod was removed.
+     *
+     * @param settings the runtime options' {@code [vm]} table, as the shim was given it
+     */
+    public static boolean deleteAfterDeadShim(Map<String, String> settings, String namespace, String id, Path bundle)
+            throws RpcException {
+        Settings s = settings(settings);
+        String ns = namespace == null ? "" : namespace;
+        PodPlan plan;
+        try {
+            plan = PodPlan.read(id, bundle.toAbsolutePath().normalize());
+        } catch (RpcException e) {
+            return false; // no config.json: containerd's create never reached the shim, nothing was made
+        }
+        StateRoot root = new StateRoot(s.stateRoot());
+        String pod = PodPlan.vmName("p", ns, plan.sandboxKey());
+        deleteTree(s.stateRoot().resolve("shim-bundles").resolve(PodPlan.vmName("t", ns, id)));
+        try {
+            if (gone(root, pod)) {
+                return false;
+            }
+            new Pods(root, new MonitorLink(root, s.starter(), s.bootTimeout())).remove(pod, true, Duration.ZERO);
+            return true;
+        } catch (VmException e) {
+            if (gone(root, pod)) {
+                return false; // another task's delete (containerd runs one per task of the dead shim) removed it first
+            }
+            throw new RpcException(Code.INTERNAL, "delete " + id + ": removing its pod " + pod + ": " + e.getMessage());
+        }
+    }
+
+    private static boolean gone(StateRoot root, String pod) {
+        try {
+            return root.pod(pod).isEmpty() && !Files.isDirectory(root.podDir(pod));
+        } catch (VmException e) {
+            return false;
         }
     }
 
@@ -278,6 +329,9 @@ public final class VmTaskBackend implements TaskBackend {
                 } else {
                     if (task.init.exit.isDone()) {
                         throw new RpcException(Code.FAILED_PRECONDITION, "task " + id + " is stopped: no exec into it");
+                    }
+                    if (task.paused) {
+                        throw new RpcException(Code.FAILED_PRECONDITION, "task " + id + " is paused: no exec into it (resume it first)");
                     }
                     p.pid = task.sandbox.pod.exec(task.container, execId, p.execSpec);
                     p.started = true;
@@ -346,7 +400,12 @@ public final class VmTaskBackend implements TaskBackend {
 
     @Override
     public TaskStatus state(String id, String execId) throws RpcException {
-        return process(task(id), execId).status();
+        VmTask task = task(id);
+        TaskStatus status = process(task, execId).status();
+        if (task.paused && status.phase() == TaskStatus.Phase.RUNNING) {
+            return new TaskStatus(status.id(), status.execId(), status.pid(), TaskStatus.Phase.PAUSED, status.stdio(), status.exit());
+        }
+        return status;
     }
 
     @Override
@@ -445,14 +504,31 @@ public final class VmTaskBackend implements TaskBackend {
         return out;
     }
 
+    /** The agent's Pause: the container's cgroup frozen in the guest; State says PAUSED until Resume. */
     @Override
     public void pause(String id) throws RpcException {
-        throw new RpcException(Code.UNIMPLEMENTED, "pause: the VM back end cannot freeze a container (the agent has no freezer call)");
+        VmTask task = container(id);
+        synchronized (task) {
+            try {
+                task.sandbox.pod.pause(task.container);
+            } catch (VmException e) {
+                throw rpc("pause " + id, e);
+            }
+            task.paused = true;
+        }
     }
 
     @Override
     public void resume(String id) throws RpcException {
-        throw new RpcException(Code.UNIMPLEMENTED, "resume: the VM back end cannot freeze a container (the agent has no freezer call)");
+        VmTask task = container(id);
+        synchronized (task) {
+            try {
+                task.sandbox.pod.resume(task.container);
+            } catch (VmException e) {
+                throw rpc("resume " + id, e);
+            }
+            task.paused = false;
+        }
     }
 
     @Override

@@ -47,19 +47,25 @@ class VmTaskBackendInputTest {
                  "io.jrunc.pod.cpus": "2"},
                  "linux": {"namespaces": [{"type": "pid"}, {"type": "network", "path": "/var/run/netns/cni-1"}]}}
                 """));
-        assertEquals(new PodPlan("s1", true, false, 2, 512L << 20, 1L << 30, "web-0", Path.of("/var/run/netns/cni-1")), sandbox);
+        assertEquals(new PodPlan("s1", PodPlan.Membership.SANDBOX, 2, 512L << 20, 1L << 30, "web-0", Path.of("/var/run/netns/cni-1")), sandbox);
 
         PodPlan member = PodPlan.read("c1", bundle("""
                 {"annotations": {"io.kubernetes.cri.container-type": "container", "io.kubernetes.cri.sandbox-id": "s1"}}
                 """));
         assertEquals("s1", member.sandboxKey());
         assertFalse(member.sandbox());
-        assertFalse(member.ownPod());
+        assertEquals(PodPlan.Membership.MEMBER, member.membership());
+
+        PodPlan grouped = PodPlan.read("g1c", bundle("""
+                {"annotations": {"io.containerd.runc.v2.group": "g1", "io.jrunc.pod.memory": "300m"}}
+                """));
+        assertEquals(new PodPlan("g1", PodPlan.Membership.GROUP, 0, 300L << 20, 0, null, null), grouped,
+                "a containerd group's container: the group's pod, its settings from whichever boots it");
 
         PodPlan plain = PodPlan.read("ctr1", bundle("""
                 {"hostname": "not a name!", "linux": {"namespaces": [{"type": "network"}]}}
                 """));
-        assertEquals(new PodPlan("ctr1", false, true, 0, 0, 0, null, null), plain, "ctr run: a pod of its own, user-mode network");
+        assertEquals(new PodPlan("ctr1", PodPlan.Membership.OWN, 0, 0, 0, null, null), plain, "ctr run: a pod of its own, user-mode network");
     }
 
     @Test

@@ -129,7 +129,7 @@ final class CriContainerd implements AutoCloseable {
             Requirements.require(Files.isExecutable(shim), shim + ", the shim of runtime type " + runtimeType
                     + ": `make build` builds it (or -Djrunc.binary names a build/bin/jrunc beside it)");
             if (vmPerPod) {
-                Path image = Path.of(System.getProperty("jrunc.vm.image", binDir().resolveSibling("vm-image").toString()));
+                Path image = vmImage();
                 Requirements.require(Files.isRegularFile(image.resolve("vmlinuz")), "the pod VM image " + image
                         + ": `make vm-image` builds it, or -Djrunc.vm.image names another");
                 Requirements.requireCommands("qemu-system-x86", "qemu-system-x86_64");
@@ -169,7 +169,12 @@ final class CriContainerd implements AutoCloseable {
         CriContainerd host = new CriContainerd(Files.createTempDirectory("jrunc-e2e-cri-"));
         try {
             host.writeCniConfig();
-            Files.writeString(host.work.resolve("jrunc-vm.toml"), "backend = \"vm\"\n");
+            Files.writeString(host.work.resolve("jrunc-vm.toml"), """
+                    backend = "vm"
+                    [vm]
+                    root = "%s"
+                    image = "%s"
+                    """.formatted(host.vmStateRoot(), vmImage()));
             host.containerd = E2eHost.startContainerd(host.work, host.socket, host.work.resolve("config.toml"),
                     host.log(), host.criConfig(), Map.of("PATH", binDir() + ":" + E2eHost.PATH_ENV.substring(5)));
             host.cri = CriClient.connect(host.socket, Duration.ofSeconds(90));
@@ -190,6 +195,20 @@ final class CriContainerd implements AutoCloseable {
     /** The directory of the binaries under test (build/bin), put first on containerd's PATH for its shims. */
     static Path binDir() {
         return Path.of(System.getProperty("jrunc.binary", "../build/bin/jrunc")).toAbsolutePath().normalize().getParent();
+    }
+
+    /** The pod VM image the VM back end boots: -Djrunc.vm.image, else build/vm-image beside build/bin. */
+    static Path vmImage() {
+        return Path.of(System.getProperty("jrunc.vm.image", binDir().resolveSibling("vm-image").toString()))
+                .toAbsolutePath().normalize();
+    }
+
+    /**
+     * The VM back end's state root (its pods, monitors' sockets, rewritten bundles): this containerd's
+     * own, so `jrunc-vm --root DIR pod ls` shows its pods and nothing of it outlives the class.
+     */
+    Path vmStateRoot() {
+        return work.resolve("jrunc-vm");
     }
 
     CriClient cri() {

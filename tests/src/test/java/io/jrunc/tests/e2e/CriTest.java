@@ -80,7 +80,11 @@ class CriTest {
     private CriContainerd host;
     private CriClient cri;
 
-    /** The runtime handlers every pod case runs with: one line each. */
+    /**
+     * The runtime handlers every pod case runs with: one line each. JRUNC_VM runs the same case in
+     * {@link #vmPodWithTwoContainersServesOnItsCniAddressAndLeavesNothing}, whose pod boots a VM (about
+     * a minute under emulation) and so has a longer timeout.
+     */
     static Stream<CriContainerd.Handler> handlers() {
         return Stream.of(CriContainerd.Handler.RUNC, CriContainerd.Handler.RUNC_SHIM_JRUNC, CriContainerd.Handler.JRUNC_HOST);
     }
@@ -116,6 +120,21 @@ class CriTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("handlers")
     void podWithTwoContainersServesOnItsCniAddressAndLeavesNothing(CriContainerd.Handler handler) throws Exception {
+        podWithTwoContainers(handler);
+    }
+
+    /**
+     * The same pod with the VM back end: the sandbox boots the pod VM in the CNI network namespace, both
+     * containers run in that one qemu (the sandbox's pid) under one shim, and after removal no qemu,
+     * virtiofsd, monitor, pod state or tap is left. Run under `flock /work/vm.lock` on a shared machine.
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void vmPodWithTwoContainersServesOnItsCniAddressAndLeavesNothing() throws Exception {
+        podWithTwoContainers(CriContainerd.Handler.JRUNC_VM);
+    }
+
+    private void podWithTwoContainers(CriContainerd.Handler handler) throws Exception {
         handler.require();
         String name = "pod-" + handler.handlerName;
         Path logs = host.work.resolve("logs").resolve(name);
@@ -191,13 +210,38 @@ class CriTest {
                 "container log: " + Command.read(logs.resolve("sidecar.log")));
 
         // One shim serves the whole pod (grouped by the sandbox id), on the socket containerd derives
-        // from the sandbox id: both must go with the pod.
+        // from the sandbox id: both must go with the pod. jrunc's host back end shares one shim among all
+        // pods of the namespace (its group is fixed), which stays its linger time after the last.
+        boolean shared = handler == CriContainerd.Handler.JRUNC_HOST;
         assertEquals(1, host.shims().size(), "shims of this containerd: " + host.shims());
-        Path shimSocket = host.shimSocket(pod);
+        Path shimSocket = host.shimSocket(shared ? E2eHost.SHARED_SHIM_MARKER : pod);
         assertTrue(Files.exists(shimSocket), "no shim socket " + shimSocket);
         // A VM pod is one qemu, which must go with the pod.
         List<ProcessHandle> vms = host.shimDescendants("qemu-system");
         assertEquals(handler.vmPerPod ? 1 : 0, vms.size(), "qemu of the pod: " + vms);
+        Path keptNetns = host.work.resolve("kept-netns-" + name);
+        if (handler.vmPerPod) {
+            // The sandbox is the pod VM: its pid is qemu's, and both containers run in that qemu (the
+            // containers' exec above saw the pod's hostname; their processes are the guest's, so none of
+            // them is a process of this host).
+            long sandboxPid = JSON.readTree(status.getInfoOrThrow("info")).path("pid").asLong();
+            assertEquals(vms.getFirst().pid(), sandboxPid, "the sandbox's pid is not its qemu's: " + vms);
+            assertEquals(Map.of(), E2eHost.processesMentioning("httpd -f -p " + HTTP_PORT), "a container's process on the host");
+            assertFalse(E2eHost.processesMentioning(host.vmStateRoot().toString()).isEmpty(),
+                    "no monitor, qemu or virtiofsd under the back end's state root " + host.vmStateRoot());
+            // The back end's state: one pod, whose guest holds both containers (the sandbox is the pod
+            // itself, no container of its own).
+            List<Path> vmPods = filesIn(host.vmStateRoot().resolve("pods"));
+            assertEquals(1, vmPods.size(), "pods under " + host.vmStateRoot() + ": " + vmPods);
+            assertEquals(2, filesIn(vmPods.getFirst().resolve("containers")).size(),
+                    "containers of the pod VM: " + filesIn(vmPods.getFirst().resolve("containers")));
+            assertEquals(1, tapsIn(netns).size(), "one tap in the pod's network namespace: " + tapsIn(netns));
+            // The CRI plugin removes the namespace's file at StopPodSandbox: a bind of it here keeps the
+            // namespace, and whatever the pod left in it, in view after the pod's removal.
+            Files.createFile(keptNetns);
+            Command.Result bind = host.cmd.run(List.of("mount", "--bind", netns.toString(), keptNetns.toString()));
+            assertEquals(0, bind.exitCode(), bind.describe());
+        }
 
         // StopContainer sends SIGTERM, whose trap exits 7 well within the grace period: the exit code
         // reaches the CRI plugin. The removed container leaves the pod, which serves on.
@@ -222,9 +266,25 @@ class CriTest {
         call(CriMethods.REMOVE_POD_SANDBOX, RemovePodSandboxRequest.newBuilder().setPodSandboxId(pod).build());
         assertEquals(0, call(CriMethods.LIST_POD_SANDBOX, ListPodSandboxRequest.getDefaultInstance()).getItemsCount());
         assertEquals(List.of(), containersOf(pod));
+        if (shared) {
+            // lingering by design (ShimTest sees it end by itself): ended here, its socket with it
+            E2eHost.endSharedShims(host.work);
+        }
         assertTrue(E2eHost.eventually(15, () -> host.shims().isEmpty()), "shims left: " + host.shims());
         assertTrue(E2eHost.eventually(15, () -> vms.stream().noneMatch(ProcessHandle::isAlive)), "qemu left: " + vms);
         assertFalse(Files.exists(shimSocket), "shim socket left: " + shimSocket);
+        if (handler.vmPerPod) {
+            try {
+                assertEquals(List.of(), tapsIn(keptNetns), "tap left in the pod's network namespace");
+            } finally {
+                host.cmd.run(List.of("umount", keptNetns.toString()));
+                Files.deleteIfExists(keptNetns);
+            }
+            assertTrue(E2eHost.eventually(15, () -> E2eHost.processesMentioning(host.vmStateRoot().toString()).isEmpty()),
+                    "monitor, qemu or virtiofsd left: " + E2eHost.processesMentioning(host.vmStateRoot().toString()));
+            assertEquals(List.of(), filesIn(host.vmStateRoot().resolve("pods")), "pod state left");
+            assertEquals(List.of(), filesIn(host.vmStateRoot().resolve("shim-bundles")), "rewritten bundles left");
+        }
         assertEquals(List.of(), E2eHost.mountsUnder(host.work), "mounts left after RemovePodSandbox");
         assertEquals(List.of(), netnsFiles(), "network namespaces left");
         assertEquals(List.of(), host.cniCacheEntries(), "CNI cache entries left");
@@ -312,11 +372,23 @@ class CriTest {
         throw new AssertionError("no network namespace in the sandbox's runtime spec: " + info);
     }
 
+    /** The jrunc-vm taps ("jrtap...") in the network namespace {@code netns} (a mounted namespace file). */
+    private List<String> tapsIn(Path netns) {
+        Command.Result links = host.cmd.run(List.of("nsenter", "--net=" + netns, "ip", "-o", "link", "show"));
+        assertEquals(0, links.exitCode(), links.describe());
+        return links.out().lines().map(l -> l.split(":")[1].strip()).filter(n -> n.startsWith("jrtap")).toList();
+    }
+
     private List<Path> netnsFiles() {
-        if (!Files.isDirectory(host.netnsDir())) {
+        return filesIn(host.netnsDir());
+    }
+
+    /** The entries of {@code dir}; none when it does not exist. */
+    private static List<Path> filesIn(Path dir) {
+        if (!Files.isDirectory(dir)) {
             return List.of();
         }
-        try (Stream<Path> files = Files.list(host.netnsDir())) {
+        try (Stream<Path> files = Files.list(dir)) {
             return files.toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

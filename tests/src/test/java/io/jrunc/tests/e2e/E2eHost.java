@@ -191,6 +191,7 @@ final class E2eHost {
                 }
             }
         } finally {
+            endSharedShims(work);
             if (shimGraceSeconds > 0) {
                 eventually(shimGraceSeconds, () -> processesMentioning(work.toString()).isEmpty());
             }
@@ -202,6 +203,70 @@ final class E2eHost {
             assertTrue(leftovers.isEmpty(), "processes left behind: " + leftovers);
             assertTrue(mounts.isEmpty(), "mounts left behind: " + mounts);
         }
+    }
+
+    /** What a shared host shim (containerd-shim-jrunc-v2's default) has in its command line. */
+    static final String SHARED_SHIM_MARKER = "@jrunc-host";
+
+    /**
+     * Ends the shared host shims of the containerd under {@code work} with SIGTERM (they remove their
+     * socket and pid file as they go): one lingers for its idle time after its last task by design, so
+     * it is no leftover. A task it still served would show as a mount or cgroup left behind.
+     */
+    static void endSharedShims(Path work) {
+        processesMentioning(work.toString()).forEach((pid, cmdline) -> {
+            if (cmdline.contains(SHARED_SHIM_MARKER)) {
+                ProcessHandle.of(pid).ifPresent(h -> {
+                    h.destroy();
+                    try {
+                        h.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        h.destroyForcibly();
+                    }
+                });
+            }
+        });
+    }
+
+    /**
+     * The process listening on the unix socket {@code socket} (a shim: containerd's bundles name its
+     * address), from /proc/net/unix and the processes' descriptors; 0 when none.
+     */
+    static long listenerPid(Path socket) {
+        String inode = null;
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/net/unix"))) {
+                String[] f = line.trim().split("\\s+");
+                // Num RefCount Protocol Flags Type St Inode Path; flag 0x10000 is a listening socket
+                if (f.length >= 8 && f[7].equals(socket.toString()) && (Long.parseLong(f[3], 16) & 0x10000) != 0) {
+                    inode = f[6];
+                }
+            }
+            if (inode == null) {
+                return 0;
+            }
+            String target = "socket:[" + inode + "]";
+            try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+                for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                    try (Stream<Path> fds = Files.list(p.resolve("fd"))) {
+                        for (Path fd : fds.toList()) {
+                            try {
+                                if (Files.readSymbolicLink(fd).toString().equals(target)) {
+                                    return Long.parseLong(p.getFileName().toString());
+                                }
+                            } catch (IOException ignored) {
+                                // closed meanwhile
+                            }
+                        }
+                    } catch (IOException | UncheckedIOException ignored) {
+                        // the process ended
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return 0;
     }
 
     static boolean eventually(int seconds, BooleanSupplier condition) {

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -140,6 +141,15 @@ class ShimTest {
         String joined = socket + "/" + namespace + "/" + id;
         return Path.of("/run/containerd/s", HexFormat.of().formatHex(
                 MessageDigest.getInstance("SHA-256").digest(joined.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    /** The pid of the shim serving task {@code id}: the process listening on its bundle's address. */
+    private long shimPid(String id) throws IOException {
+        String address = Files.readString(work.resolve("state/io.containerd.runtime.v2.task").resolve(namespace).resolve(id)
+                .resolve("address")).strip();
+        long pid = E2eHost.listenerPid(Path.of(address.replaceFirst("^unix://", "")));
+        assertTrue(pid > 0, "no shim listens on " + address);
+        return pid;
     }
 
     /** After the container's deletion: no shim (its socket gone), no mount, no cgroup, no container. */
@@ -704,5 +714,130 @@ class ShimTest {
         assertEquals(0, cmd.run(ctr("task", "delete", "dup1")).exitCode());
         assertEquals(0, cmd.run(ctr("container", "delete", "dup1")).exitCode());
         assertNothingLeft("dup1");
+    }
+
+    // ---- the shared host shim ----------------------------------------------------------------------
+
+    /**
+     * The host back end's default: every task of a containerd and namespace in one warm shim, which
+     * stays after its last task, so a later `ctr run` (a container of its own) finds it.
+     */
+    @Test
+    void consecutiveContainersAreServedByOneSharedShim() throws Exception {
+        runSleeping("share1");
+        long first = shimPid("share1");
+        assertTrue(E2eHost.processesMentioning(work.toString()).get(first).contains(E2eHost.SHARED_SHIM_MARKER),
+                E2eHost.processesMentioning(work.toString()).toString());
+        Command.Result hi = cmd.run(ctrRun("share2", List.of("--rm"), "echo", "hi"));
+        assertEquals("hi\n", hi.out(), hi.describe());
+        runSleeping("share3");
+        assertEquals(first, shimPid("share3"), "a second shim for share3");
+        removeTask("share1");
+        killAndDelete("share3");
+        // no task left: the shim lingers, and the next container is its again
+        assertTrue(ProcessHandle.of(first).map(ProcessHandle::isAlive).orElse(false), "the shared shim ended with its last task");
+        runSleeping("share4");
+        assertEquals(first, shimPid("share4"), "the lingering shim was not reused");
+        killAndDelete("share4");
+    }
+
+    /**
+     * A shared shim ends its linger (here 2 s, in a namespace of its own so no other test's shim is
+     * reused) after its last task, removing its socket and pid file; a container with {@code shim =
+     * "pod"} gets a shim of its own that ends with it, as under containerd's runc shim.
+     */
+    @Test
+    void aSharedShimEndsAfterItsLingerAndPodGroupingGivesAShimPerContainer() throws Exception {
+        String other = namespace + "-linger";
+        Function<String[], List<String>> otherCtr = a -> Command.list(List.of("ctr", "--address", socket.toString(),
+                "--namespace", other), a);
+        Path archive = work.resolve("busybox-oci.tar");
+        assertEquals(0, cmd.run(otherCtr.apply(new String[] {"image", "import", archive.toString()})).exitCode());
+        try {
+            Path linger = work.resolve("linger.toml");
+            Files.writeString(linger, "[host]\nlinger = 2\n");
+            Command.Result run = cmd.run(otherCtr.apply(new String[] {"run", "--runtime", RUNTIME, "--runtime-config-path",
+                    linger.toString(), "--rm", "--fifo-dir", fifoDir.toString(), E2eHost.IMAGE, "linger1", "echo", "hi"}));
+            assertEquals("hi\n", run.out(), run.describe());
+            Path shimSocket = sharedSocket(other);
+            assertTrue(Files.exists(shimSocket), "no shared shim socket " + shimSocket);
+            long pid = E2eHost.listenerPid(shimSocket);
+            assertTrue(pid > 0);
+            assertTrue(E2eHost.eventually(20, () -> ProcessHandle.of(pid).isEmpty()), "the shared shim did not end after 2 s idle");
+            assertFalse(Files.exists(shimSocket), "socket left");
+            for (String file : List.of(".pid", ".log")) {
+                Path f = Path.of("/run/containerd/jrunc", "shim-" + shimSocket.getFileName().toString().substring(0, 16) + file);
+                assertFalse(Files.exists(f), f + " left");
+            }
+        } finally {
+            cmd.run(otherCtr.apply(new String[] {"image", "remove", E2eHost.IMAGE}));
+            cmd.run(otherCtr.apply(new String[] {"namespace", "remove", other}));
+            E2eHost.removeCgroupTree("/" + other);
+        }
+        Path pod = work.resolve("pod.toml");
+        Files.writeString(pod, "[host]\nshim = \"pod\"\n");
+        for (String id : List.of("own1", "own2")) {
+            Command.Result run = cmd.run(ctrRun(id, List.of("--detach", "--null-io", "--runtime-config-path", pod.toString()),
+                    "sleep", "1000"));
+            assertEquals(0, run.exitCode(), run.describe());
+            assertTrue(E2eHost.eventually(60, () -> taskStatus(id).equals("RUNNING")), "task " + id + " did not start");
+        }
+        long own1 = shimPid("own1");
+        assertNotEquals(own1, shimPid("own2"));
+        assertTrue(E2eHost.processesMentioning("-id own1 ").containsKey(own1));
+        removeTask("own1");
+        assertTrue(E2eHost.eventually(15, () -> ProcessHandle.of(own1).isEmpty()), "own1's shim outlived its task");
+        killAndDelete("own2");
+    }
+
+    /** Kills and deletes a task and its container while others run (their mounts stay). */
+    private void removeTask(String id) {
+        assertEquals(0, cmd.run(ctr("task", "kill", "--signal", "SIGKILL", id)).exitCode());
+        assertTrue(E2eHost.eventually(60, () -> taskStatus(id).equals("STOPPED")), "task " + id + " did not stop");
+        assertEquals(0, cmd.run(ctr("task", "delete", id)).exitCode());
+        assertEquals(0, cmd.run(ctr("container", "delete", id)).exitCode());
+        ids.remove(id);
+    }
+
+    /** The shared shim's socket of namespace {@code ns}, by containerd's rule with the shared group. */
+    private Path sharedSocket(String ns) throws Exception {
+        String joined = socket + "/" + ns + "/" + E2eHost.SHARED_SHIM_MARKER;
+        return Path.of("/run/containerd/s", HexFormat.of().formatHex(
+                MessageDigest.getInstance("SHA-256").digest(joined.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    /**
+     * The `delete` containerd runs after every task (its connection closed) when nothing of the task is
+     * left: the launcher answers without a JVM, and its hand-encoded DeleteResponse must read as
+     * containerd reads it (the init's pid, 137, now).
+     */
+    @Test
+    void theLaunchersDeleteAnswerIsAProtobufDeleteResponse() throws Exception {
+        Path bundle = Files.createDirectories(work.resolve("gone-bundle"));
+        Files.writeString(bundle.resolve("init.pid"), "4242");
+        Files.write(bundle.resolve("shim-options.pb"), new byte[0]);
+        Path out = work.resolve("delete.out");
+        long before = java.time.Instant.now().getEpochSecond();
+        Process p = new ProcessBuilder(shim.toString(), "-namespace", namespace, "-address", socket.toString(),
+                "-publish-binary", "/usr/bin/containerd", "-id", "gone1", "-bundle", bundle.toString(), "delete")
+                .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        var response = io.jrunc.containerd.api.task.v2.DeleteResponse.parseFrom(Files.readAllBytes(out));
+        assertEquals(4242, response.getPid());
+        assertEquals(137, response.getExitStatus());
+        long seconds = response.getExitedAt().getSeconds();
+        assertTrue(seconds >= before && seconds <= java.time.Instant.now().getEpochSecond(), response.toString());
+    }
+
+    /** The shim's class path holds what it runs, not the tests' JUnit (a test-scoped dependency). */
+    @Test
+    void theShimsClassPathHasNoTestJars() throws IOException {
+        String launcher = Files.readString(shim);
+        String cp = launcher.lines().filter(l -> l.startsWith("cp=")).findFirst().orElseThrow();
+        for (String jar : cp.substring(3).split(":")) {
+            String name = Path.of(jar).getFileName().toString();
+            assertFalse(name.matches("(junit|opentest4j|apiguardian).*"), "test jar in the shim's class path: " + jar);
+        }
     }
 }

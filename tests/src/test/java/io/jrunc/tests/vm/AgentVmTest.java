@@ -229,6 +229,30 @@ class AgentVmTest {
         assertEquals(15, status.getSignal());
     }
 
+    /**
+     * Pause freezes the container's cgroup (Inspect's frozen is cgroup.events' word) and Resume thaws
+     * it; a second Pause, a Resume of a running container and an unknown id are refused.
+     */
+    @Test
+    @Order(5)
+    void pauseFreezesTheContainersCgroupAndResumeThawsIt() throws Exception {
+        assertFalse(inspect("one").getFrozen());
+        agent.call(AgentMethods.Containers.PAUSE, PauseContainerRequest.newBuilder().setId("one").build());
+        assertTrue(inspect("one").getFrozen(), "cgroup.events says frozen");
+        assertEquals(ContainerState.CONTAINER_STATE_RUNNING, inspect("one").getState());
+        RpcException again = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.PAUSE,
+                PauseContainerRequest.newBuilder().setId("one").build()));
+        assertEquals(Code.FAILED_PRECONDITION, again.code(), again.getMessage());
+        agent.call(AgentMethods.Containers.RESUME, ResumeContainerRequest.newBuilder().setId("one").build());
+        assertFalse(inspect("one").getFrozen());
+        RpcException notPaused = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.RESUME,
+                ResumeContainerRequest.newBuilder().setId("one").build()));
+        assertEquals(Code.FAILED_PRECONDITION, notPaused.code(), notPaused.getMessage());
+        RpcException unknown = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Containers.PAUSE,
+                PauseContainerRequest.newBuilder().setId("nosuch").build()));
+        assertEquals(Code.NOT_FOUND, unknown.code(), unknown.getMessage());
+    }
+
     @Test
     @Order(6)
     void terminalsForAContainerAndAnExecWithResize() throws Exception {

@@ -173,6 +173,32 @@ final class ContainerCommands {
         }
     }
 
+    @Command(name = "pause", mixinStandardHelpOptions = true, description = "Freeze every process of a running container (its cgroup's freezer in the guest).")
+    static final class Pause extends Verb {
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws VmException {
+            containers().pause(name, true);
+            Main.Output.out.println(name);
+            return 0;
+        }
+    }
+
+    @Command(name = "unpause", mixinStandardHelpOptions = true, description = "Thaw a paused container.")
+    static final class Unpause extends Verb {
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+
+        @Override
+        public Integer call() throws VmException {
+            containers().pause(name, false);
+            Main.Output.out.println(name);
+            return 0;
+        }
+    }
+
     @Command(name = "rm", mixinStandardHelpOptions = true, description = "Remove a container (-f: even a running one); its disk is unplugged, its logs go.")
     static final class Rm extends Verb {
         @Option(names = {"-f", "--force"})

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 @Command(name = "jrunc-vm", mixinStandardHelpOptions = true, version = "jrunc-vm 0.1.0",
         description = "Run OCI containers in pods, each pod a lightweight VM.",
         subcommands = {PodCommand.class, ContainerCommands.Create.class, ContainerCommands.Start.class,
-                ContainerCommands.Stop.class, ContainerCommands.Kill.class, ContainerCommands.Rm.class,
+                ContainerCommands.Stop.class, ContainerCommands.Kill.class, ContainerCommands.Pause.class, ContainerCommands.Unpause.class, ContainerCommands.Rm.class,
                 ContainerCommands.Ls.class, ContainerCommands.Inspect.class, ContainerCommands.Logs.class,
                 ContainerCommands.Stats.class, ContainerCommands.Exec.class, ContainerCommands.Run.class,
                 ContainerUpdate.class, ContainerCopy.class, Main.Monitor.class})
