@@ -408,6 +408,10 @@ class ShimTest {
                             || E2eHost.listenerOf(sockets.get(id)) == pid),
                     "shim " + pid + " of " + id + " left without serving");
         }
+        // containerd back at its usual log level: at trace it passes -debug to the shims it starts next
+        containerd = E2eHost.restartContainerd(containerd, work.resolve("config.toml"), log, containerdEnv());
+        assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
+                "containerd did not come back: " + Command.read(log));
     }
 
     /** 8: an exec into a stopped task is refused with containerd's failed-precondition error. */
