@@ -30,11 +30,16 @@ import java.util.concurrent.TimeoutException;
  * put them. A failed Forward is tried again on a fresh connection ({@value #ATTEMPTS} attempts, each
  * with a {@value #CALL_TIMEOUT_SECONDS} s deadline, as containerd's own publisher does); an event that
  * still fails is logged and dropped, so that one event cannot hold up all later ones for ever.
+ * While nothing listens on the socket (containerd restarting, while its tasks and their shims go on)
+ * an event waits for it instead, for up to {@value #UNREACHABLE_SECONDS} s, trying at least every
+ * second, so that an exit that happened meanwhile reaches the containerd that comes back, in its place.
  */
 public final class EventPublisher implements EventSink, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(EventPublisher.class.getName());
     static final int ATTEMPTS = 5;
     static final int CALL_TIMEOUT_SECONDS = 5;
+    static final int UNREACHABLE_SECONDS = 60;
+    private static final Duration LONGEST_WAIT = Duration.ofSeconds(1);
     /** The metadata key containerd reads the namespace of a ttRPC call from. */
     public static final String NAMESPACE_KEY = "containerd-namespace-ttrpc";
 
@@ -113,9 +118,14 @@ public final class EventPublisher implements EventSink, AutoCloseable {
                 .setTimeoutNano(TimeUnit.SECONDS.toNanos(CALL_TIMEOUT_SECONDS))
                 .addMetadata(KeyValue.newBuilder().setKey(NAMESPACE_KEY).setValue(envelope.getNamespace()))
                 .build();
+        long firstTry = System.nanoTime();
+        int waits = 0;
         for (int attempt = 1; ; attempt++) {
+            boolean connected = false;
             try {
-                Response response = client().send(request).get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                TtrpcClient c = client();
+                connected = true;
+                Response response = c.send(request).get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
                 if (!response.hasStatus() || response.getStatus().getCode() == Code.OK.value()) {
                     return;
                 }
@@ -126,18 +136,40 @@ public final class EventPublisher implements EventSink, AutoCloseable {
                     return;
                 }
                 disconnect();
+                if (!connected && e instanceof IOException) {
+                    // nobody listens: the call was not made, so no attempt is used up
+                    attempt--;
+                    if (System.nanoTime() - firstTry > TimeUnit.SECONDS.toNanos(UNREACHABLE_SECONDS)) {
+                        LOG.log(System.Logger.Level.ERROR, "event " + envelope.getTopic() + " dropped: " + socket
+                                + " unreachable for " + UNREACHABLE_SECONDS + " s: " + e);
+                        return;
+                    }
+                    Duration wait = retryDelay.multipliedBy(1L << Math.min(waits++, 20));
+                    if (!pause(wait.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : wait)) {
+                        return;
+                    }
+                    continue;
+                }
                 if (attempt >= ATTEMPTS) {
                     LOG.log(System.Logger.Level.ERROR, "event " + envelope.getTopic() + " dropped after "
                             + ATTEMPTS + " attempts: " + (e instanceof TimeoutException ? "timed out" : e));
                     return;
                 }
-                try {
-                    Thread.sleep(retryDelay.multipliedBy(1L << (attempt - 1)));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
+                if (!pause(retryDelay.multipliedBy(1L << (attempt - 1)))) {
                     return;
                 }
             }
+        }
+    }
+
+    /** Sleeps; false when interrupted (the publisher is closing). */
+    private static boolean pause(Duration wait) {
+        try {
+            Thread.sleep(wait);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -239,17 +239,26 @@ public final class HostTaskBackend implements TaskBackend {
         }
     }
 
-    /** Collects the process's exit and reports it once, after a terminal's output is copied. */
+    /**
+     * Collects the process's exit and reports it once, after a terminal's output is copied. Always on a
+     * thread of its own: the OOM look takes the container's lock, which the caller (an exec's Start) may
+     * hold, and a process that already exited would otherwise be handled on the caller's thread.
+     */
     private void watch(HostProcess p) {
-        ExitWatch.watch(p.pid).whenComplete((exit, failure) -> {
+        ExitWatch.watch(p.pid).whenCompleteAsync((exit, failure) -> {
             ProcessExit done = exit != null ? exit : new ProcessExit(p.pid, 255, Instant.now());
             if (p.io != null) {
                 p.io.awaitOutput(2000);
             }
+            // An OOM kill ends the process before the watch's next look: the oom event must come
+            // before the exit it caused, so the counter is read once more here.
+            if (tasks.get(p.taskId) instanceof HostTask task) {
+                checkOom(task);
+            }
             // the sink hears of it before a Wait returns it: one watch per process, so exactly once
             events.exited(p.taskId, p.execId, done);
             p.exit.complete(done);
-        });
+        }, r -> Thread.ofVirtual().name("exited-" + p.pid).start(r));
     }
 
     // ---- lookups ----

@@ -381,6 +381,9 @@ class HostTaskBackendTest {
         backend.delete(b.id, "");
         assertTrue(events.ooms.contains(b.id), "oom events: " + events.ooms);
         assertEquals(1, events.ooms.stream().filter(b.id::equals).count(), "one OOM kill, one event");
+        // containerd hears of the OOM before the exit it caused
+        assertEquals(List.of("oom " + b.id, "exit " + b.id + "/"),
+                events.order.stream().filter(e -> e.contains(" " + b.id)).toList());
         assertGone(b);
     }
 

@@ -12,6 +12,8 @@ final class RecordedEvents implements TaskEvents {
 
     final List<Exit> exits = new CopyOnWriteArrayList<>();
     final List<String> ooms = new CopyOnWriteArrayList<>();
+    /** Every event as "exit ID/EXEC" or "oom ID", in the order the back end reported them. */
+    final List<String> order = new CopyOnWriteArrayList<>();
 
     /** How long the sink takes over an exit before it records it (a slow task service). */
     volatile long exitDelayMillis;
@@ -26,11 +28,13 @@ final class RecordedEvents implements TaskEvents {
             }
         }
         exits.add(new Exit(id, execId, exit));
+        order.add("exit " + id + "/" + execId);
     }
 
     @Override
     public void oom(String id) {
         ooms.add(id);
+        order.add("oom " + id);
     }
 
     List<Exit> exitsOf(String id, String execId) {

@@ -408,6 +408,97 @@ final class E2eHost {
     }
 
     /**
+     * containerd killed with SIGKILL (as a crash or an OOM kill ends it) and started again with the same
+     * config (root, state, sockets), its output appended to {@code log}, {@code env} added to its
+     * environment as at its first start, {@code flags} added to its command line (for example a log
+     * level). Its shims go on running meanwhile; the caller waits for it.
+     */
+    static Process restartContainerd(Process containerd, Path config, Path log, Map<String, String> env,
+            String... flags) throws IOException, InterruptedException {
+        containerd.destroyForcibly(); // nothing when the caller killed it already
+        assertTrue(containerd.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "containerd did not end after SIGKILL");
+        List<String> command = new ArrayList<>(List.of("containerd", "--config", config.toString()));
+        command.addAll(List.of(flags));
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .redirectInput(Path.of("/dev/null").toFile());
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+
+    /**
+     * The process that listens on the unix socket bound at {@code socket} (a shim, found by its
+     * address rather than by its command line), or -1: the socket's inode from /proc/net/unix, then the
+     * process holding a descriptor of it.
+     */
+    static long listenerOf(Path socket) {
+        String inode = null;
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/net/unix"))) {
+                String[] f = line.trim().split("\\s+");
+                // Num RefCount Protocol Flags Type St Inode Path; flags 00010000 is __SO_ACCEPTCON (listening)
+                if (f.length >= 8 && f[7].equals(socket.toString()) && f[3].equals("00010000")) {
+                    inode = f[6];
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (inode == null) {
+            return -1;
+        }
+        String target = "socket:[" + inode + "]";
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try (Stream<Path> fds = Files.list(p.resolve("fd"))) {
+                    if (fds.anyMatch(fd -> {
+                        try {
+                            return Files.readSymbolicLink(fd).toString().equals(target);
+                        } catch (IOException e) {
+                            return false;
+                        }
+                    })) {
+                        return Long.parseLong(p.getFileName().toString());
+                    }
+                } catch (IOException | UncheckedIOException ignored) {
+                    // the process ended meanwhile
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return -1;
+    }
+
+    /**
+     * The cgroup directories of process {@code pid}, one per hierarchy it is in (v1 hierarchies and the
+     * v2 tree), keyed by the hierarchy's controllers ("freezer", "memory", "cpu,cpuacct"; "" for v2),
+     * read from /proc/PID/cgroup and the hierarchies' mount points in /proc/self/mountinfo.
+     */
+    static Map<String, Path> cgroupsOf(long pid) {
+        try {
+            List<String> mountinfo = Files.readAllLines(Path.of("/proc/self/mountinfo"));
+            Map<String, Path> dirs = new TreeMap<>();
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
+                String[] f = line.split(":", 3);
+                List<String> controllers = f[1].isEmpty() ? List.of() : List.of(f[1].split(","));
+                for (String l : mountinfo) {
+                    String[] after = l.substring(l.indexOf(" - ") + 3).split(" ");
+                    boolean match = controllers.isEmpty() ? after[0].equals("cgroup2")
+                            : after[0].equals("cgroup") && List.of(after[2].split(",")).containsAll(controllers);
+                    if (match) {
+                        dirs.put(f[1], Path.of(unescape(l.split(" ")[4])).resolve(f[2].replaceFirst("^/+", "")));
+                        break;
+                    }
+                }
+            }
+            return dirs;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
      * A containerd of a test's own: root, state and the opt plugin's directory under {@code dir}, its
      * gRPC and ttRPC sockets at {@code socket}, no CRI plugin; the config written to {@code config}, the
      * output to {@code log}. The caller waits for it in its own way.

@@ -63,7 +63,7 @@ class ShimTest {
         namespace = work.getFileName().toString();
         // containerd finds the shim of runtime io.containerd.jrunc.v2 on its PATH, as after `make install`
         containerd = E2eHost.startContainerd(work, socket, work.resolve("config.toml"), work.resolve("containerd.log"), null,
-                Map.of("PATH", shim.getParent() + ":" + System.getenv("PATH")));
+                containerdEnv());
         assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
                 "containerd did not come up: " + Command.read(work.resolve("containerd.log")));
         Path tar = E2eHost.busyboxRootfsTar(work, cmd);
@@ -83,6 +83,25 @@ class ShimTest {
             return;
         }
         E2eHost.stopPrivateContainerd(containerd, work, namespace, cmd, this::ctr, 20);
+    }
+
+    /** containerd's environment beyond this JVM's: the shim found on its PATH. */
+    private Map<String, String> containerdEnv() {
+        return Map.of("PATH", shim.getParent() + ":" + System.getenv("PATH"));
+    }
+
+    /**
+     * The host back end's state root of this class's namespace, empty once every task is deleted, goes
+     * with the namespace (each run has a namespace of its own; the directories would pile up).
+     */
+    @AfterAll
+    void removeRuntimeRoot() throws IOException {
+        if (namespace != null && Files.isDirectory(runtimeRoot())) {
+            try (var left = Files.list(runtimeRoot())) {
+                assertEquals(List.of(), left.toList(), "runtime state left in " + runtimeRoot());
+            }
+            Files.delete(runtimeRoot());
+        }
     }
 
     private List<String> ctr(String... args) {
@@ -260,23 +279,139 @@ class ShimTest {
         assertNothingLeft("force1");
     }
 
+    /** The bundle containerd made for task {@code id} (config.json, rootfs, the shim's address file). */
+    private Path bundle(String id) {
+        return work.resolve("state/io.containerd.runtime.v2.task").resolve(namespace).resolve(id);
+    }
+
+    /** The socket of the shim serving task {@code id}: its bundle's address file, as containerd reads it. */
+    private Path shimSocketOf(String id) throws IOException {
+        return Path.of(Files.readString(bundle(id).resolve("address")).strip().replaceFirst("^unix://", ""));
+    }
+
     /**
-     * A shim killed with SIGKILL: containerd notices and runs the shim's `delete`, which removes the
-     * task's container (process, cgroup, state) and unmounts its rootfs.
+     * A shim killed with SIGKILL (the one serving the task, found by its socket): containerd notices and
+     * runs the shim's `delete`, and a user's `ctr task ls`, `ctr task delete`, `ctr container rm` find
+     * nothing left: no container process, rootfs mount, shim socket, shim process, cgroup or state.
      */
     @Test
     void aKilledShimIsCleanedUpByDelete() throws Exception {
         runSleeping("dead1");
-        ProcessHandle shimProcess = ProcessHandle.of(shimPid("dead1")).orElseThrow();
-        shimProcess.destroyForcibly();
-        assertTrue(E2eHost.eventually(30, () -> !shimProcess.isAlive()), "shim still there");
+        long init = taskPid("dead1");
+        assertEquals(runtimePid("dead1"), init);
+        Path stateDir = runtimeRoot().resolve("dead1");
+        assertTrue(Files.isDirectory(stateDir), stateDir + " missing");
+        List<Path> cgroups = List.copyOf(E2eHost.cgroupsOf(init).values().stream()
+                .filter(d -> d.toString().contains("dead1")).toList());
+        assertFalse(cgroups.isEmpty(), "no cgroup of dead1: " + E2eHost.cgroupsOf(init));
+        Path rootfs = bundle("dead1").resolve("rootfs");
+        assertEquals(List.of(rootfs.toString()), E2eHost.mountsUnder(rootfs));
+        Path shimSocket = shimSocketOf("dead1");
+        long shimPid = E2eHost.listenerOf(shimSocket);
+        assertTrue(shimPid > 0, "no process listens on " + shimSocket);
+
+        ProcessHandle.of(shimPid).orElseThrow().destroyForcibly();
+        assertTrue(E2eHost.eventually(30, () -> ProcessHandle.of(shimPid).isEmpty()), "shim " + shimPid + " still there");
+        assertTrue(E2eHost.eventually(30, () -> !taskStatus("dead1").equals("RUNNING")),
+                "task still running: " + cmd.run(ctr("task", "ls")).out());
         cmd.run(ctr("task", "delete", "--force", "dead1"));
         assertTrue(E2eHost.eventually(30, () -> taskStatus("dead1").equals("absent")), "task still listed");
-        assertEquals(0, cmd.run(ctr("container", "delete", "dead1")).exitCode());
-        assertTrue(E2eHost.eventually(30, () -> E2eHost.cgroupDirs("/" + namespace + "/dead1").isEmpty()),
-                "cgroup left: " + E2eHost.cgroupDirs("/" + namespace + "/dead1"));
-        assertFalse(Files.exists(Path.of("/run/containerd/jrunc", namespace, "dead1")), "host back end state left");
-        assertNothingLeft("dead1");
+        Command.Result rm = cmd.run(ctr("container", "rm", "dead1"));
+        assertEquals(0, rm.exitCode(), rm.describe());
+
+        assertTrue(E2eHost.eventually(15, () -> !Files.exists(Path.of("/proc", Long.toString(init)))),
+                () -> "container process " + init + " left: " + Command.read(Path.of("/proc", Long.toString(init), "status")));
+        assertEquals(List.of(), E2eHost.mountsUnder(work.resolve("state")), "mounts left");
+        assertFalse(Files.exists(shimSocket), "shim socket left: " + shimSocket);
+        assertFalse(Files.exists(bundle("dead1")), "bundle left");
+        assertEquals(List.of(), cgroups.stream().filter(Files::exists).toList(), "cgroups left");
+        assertFalse(Files.exists(stateDir), "host back end state left: " + stateDir);
+        assertTrue(ProcessHandle.of(shimPid).isEmpty(), "shim process left");
+    }
+
+    /**
+     * containerd killed and started again (same config, root, state, sockets) while tasks run: it finds
+     * their shims through the bundles' address files, lists the tasks running with the same pids, execs
+     * and kills reach them, Wait reports their exit status. A task that exits while containerd is down
+     * (its init killed from the host) leaves its shim serving, its exit event reaches containerd once it
+     * is back, and its status is there. Nothing is left after the deletes.
+     */
+    @Test
+    void runningTasksOutliveARestartOfContainerd() throws Exception {
+        runSleeping("restart1");
+        runSleeping("restart2");
+        runSleeping("restart3");
+        Map<String, Long> pids = new LinkedHashMap<>();
+        Map<String, Long> shims = new LinkedHashMap<>();
+        Map<String, Path> sockets = new LinkedHashMap<>();
+        for (String id : List.of("restart1", "restart2", "restart3")) {
+            pids.put(id, taskPid(id));
+            sockets.put(id, shimSocketOf(id));
+            shims.put(id, E2eHost.listenerOf(sockets.get(id)));
+            assertTrue(shims.get(id) > 0, "no shim listens for " + id);
+        }
+
+        containerd.destroyForcibly();
+        assertTrue(containerd.waitFor(30, TimeUnit.SECONDS), "containerd did not end after SIGKILL");
+        // an exit while containerd is down: the shim must stay up and serve it later
+        ProcessHandle.of(pids.get("restart3")).orElseThrow().destroyForcibly();
+        Thread.sleep(3000);
+        Path log = work.resolve("containerd.log");
+        int logBefore = Command.read(log).length();
+        // at trace level containerd logs each event a shim forwards to it ("event forwarded", its topic)
+        containerd = E2eHost.restartContainerd(containerd, work.resolve("config.toml"), log, containerdEnv(),
+                "--log-level", "trace");
+        assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
+                "containerd did not come back: " + Command.read(log));
+        // restart3's exit, published while containerd was away, reaches the containerd that came back
+        assertTrue(E2eHost.eventually(15, () -> Command.read(log).substring(logBefore).lines().anyMatch(l ->
+                        l.contains("event forwarded") && l.contains("ns=" + namespace) && l.contains("topic=/tasks/exit"))),
+                () -> "no /tasks/exit forwarded after the restart: " + Command.read(log).substring(logBefore));
+
+        for (String id : List.of("restart1", "restart2")) {
+            assertEquals("RUNNING", taskStatus(id), cmd.run(ctr("task", "ls")).out());
+            assertEquals(pids.get(id), taskPid(id), id + "'s pid");
+        }
+        assertEquals("STOPPED", taskStatus("restart3"), cmd.run(ctr("task", "ls")).out());
+        for (String id : shims.keySet()) {
+            assertTrue(ProcessHandle.of(shims.get(id)).isPresent(), "shim of " + id + " gone");
+        }
+        Command.Result exec = cmd.run(exec("restart1", "after", List.of(), "sh", "-c", "echo after restart; exit 5"));
+        assertEquals(5, exec.exitCode(), exec.describe());
+        assertEquals("after restart\n", exec.out(), exec.describe());
+
+        assertEquals(0, cmd.run(ctr("task", "kill", "--signal", "SIGKILL", "restart1")).exitCode());
+        assertEquals(0, cmd.run(ctr("task", "kill", "--signal", "SIGKILL", "restart2")).exitCode());
+        try (ContainerdTasks tasks = new ContainerdTasks(socket, namespace, java.time.Duration.ofSeconds(60))) {
+            for (String id : pids.keySet()) {
+                assertEquals(137, tasks.await(id, ""), id + "'s exit status");
+            }
+        }
+        for (String id : pids.keySet()) {
+            Command.Result delete = cmd.run(ctr("task", "delete", id));
+            assertEquals(0, delete.exitCode(), delete.describe());
+            assertTrue(delete.err().contains("exit code 137"), delete.describe());
+            assertEquals(0, cmd.run(ctr("container", "rm", id)).exitCode());
+            ids.remove(id);
+        }
+        for (String id : pids.keySet()) {
+            long pid = pids.get(id);
+            assertFalse(Files.exists(Path.of("/proc", Long.toString(pid))), id + "'s process " + pid + " left");
+            assertFalse(Files.exists(runtimeRoot().resolve(id)), id + "'s runtime state left");
+            assertFalse(Files.exists(bundle(id)), id + "'s bundle left");
+            assertNothingLeft(id);
+        }
+        // a shim ends after its last task, or lingers (a warm shim) still serving its socket: never half-dead
+        for (String id : shims.keySet()) {
+            long pid = shims.get(id);
+            assertTrue(E2eHost.eventually(15, () -> ProcessHandle.of(pid).isEmpty()
+                            || E2eHost.listenerOf(sockets.get(id)) == pid),
+                    "shim " + pid + " of " + id + " left without serving");
+        }
+        // containerd back at its usual log level: at trace it passes -debug to the shims it starts next
+        containerd = E2eHost.restartContainerd(containerd, work.resolve("config.toml"), log, containerdEnv());
+        assertTrue(E2eHost.eventually(30, () -> containerd.isAlive() && cmd.run(ctr("version")).exitCode() == 0),
+                "containerd did not come back: " + Command.read(log));
     }
 
     /** 8: an exec into a stopped task is refused with containerd's failed-precondition error. */
@@ -380,6 +515,169 @@ class ShimTest {
         cmd.run(ctr("container", "delete", "evexec"));
         assertNothingLeft("evexec");
         assertNothingLeft("ev" + (CONTAINERS - 1));
+    }
+
+    // ---- 5: pause/resume, update, metrics, OOM through containerd ----------------------------------
+
+    /** The task's init pid as ctr lists it (-1 when not listed). */
+    private long taskPid(String id) {
+        for (String line : cmd.run(ctr("task", "ls")).out().split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 3 && f[0].equals(id)) {
+                return Long.parseLong(f[1]);
+            }
+        }
+        return -1;
+    }
+
+    /** The host back end's runtime state root of this namespace (no [host] root in the runtime's options). */
+    private Path runtimeRoot() {
+        return Path.of("/run/containerd/jrunc", namespace);
+    }
+
+    /** The container's init pid from the runtime's own state (`jrunc --root ROOT state ID`). */
+    private long runtimePid(String id) {
+        Command.Result state = cmd.run(List.of(E2eHost.jrunc().toString(), "--root", runtimeRoot().toString(), "state", id));
+        assertEquals(0, state.exitCode(), state.describe());
+        Matcher m = Pattern.compile("\"pid\"\\s*:\\s*(\\d+)").matcher(state.out());
+        assertTrue(m.find(), state.describe());
+        return Long.parseLong(m.group(1));
+    }
+
+    /**
+     * The task's cgroup directory in the hierarchy of {@code v1Controller} (the v2 tree on a unified
+     * host), found from the pid in the runtime's state and that process's /proc/PID/cgroup.
+     */
+    private Path taskCgroup(String id, String v1Controller) {
+        Map<String, Path> dirs = E2eHost.cgroupsOf(runtimePid(id));
+        Path dir = dirs.containsKey(v1Controller) ? dirs.get(v1Controller) : dirs.get("");
+        assertTrue(dir != null && Files.isDirectory(dir), "cgroup of " + id + ": " + dirs);
+        return dir;
+    }
+
+    private static boolean unified(Path cgroupDir) {
+        return Files.exists(cgroupDir.resolve("cgroup.controllers"));
+    }
+
+    /** Frozen or not, as the kernel shows it: v1 freezer.state, v2 cgroup.events' "frozen". */
+    private static String freezerState(Path dir) {
+        if (unified(dir)) {
+            return Command.read(dir.resolve("cgroup.events")).contains("frozen 1") ? "FROZEN" : "THAWED";
+        }
+        return Command.read(dir.resolve("freezer.state")).strip();
+    }
+
+    private static long memoryLimit(Path dir) {
+        String v = Command.read(dir.resolve(unified(dir) ? "memory.max" : "memory.limit_in_bytes")).strip();
+        return v.equals("max") ? Long.MAX_VALUE : Long.parseLong(v);
+    }
+
+    /** `ctr events` in the background, to {@code log}. */
+    private Process events(Path log) throws Exception {
+        Process events = new ProcessBuilder(ctr("events")).redirectOutput(log.toFile())
+                .redirectErrorStream(true).redirectInput(Path.of("/dev/null").toFile()).start();
+        Thread.sleep(500); // subscribed before the first event of the test
+        return events;
+    }
+
+    /** The topics `ctr events` showed for container {@code id} of this namespace, in order. */
+    private List<String> topicsOf(Path log, String id) {
+        List<String> topics = new ArrayList<>();
+        for (String line : Command.read(log).split("\n")) {
+            Matcher m = EVENT.matcher(line);
+            if (line.contains(" " + namespace + " ") && m.find() && m.group(2).contains("\"container_id\":\"" + id + "\"")) {
+                topics.add(m.group(1));
+            }
+        }
+        return topics;
+    }
+
+    /** The METRIC/VALUE lines of `ctr task metrics` (its table). */
+    private Map<String, String> metrics(String id) {
+        Command.Result r = cmd.run(ctr("task", "metrics", id));
+        assertEquals(0, r.exitCode(), r.describe());
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String line : r.out().split("\n")) {
+            String[] f = line.trim().split("\\s+", 2);
+            if (f.length == 2) {
+                values.put(f[0], f[1].strip());
+            }
+        }
+        return values;
+    }
+
+    @Test
+    void pauseAndResumeFreezeTheTasksCgroupAndAreEvents() throws Exception {
+        Path log = work.resolve("pause-events.out");
+        Process events = events(log);
+        try {
+            runSleeping("pause1");
+            Path cgroup = taskCgroup("pause1", "freezer");
+            assertEquals("THAWED", freezerState(cgroup));
+            Command.Result pause = cmd.run(ctr("task", "pause", "pause1"));
+            assertEquals(0, pause.exitCode(), pause.describe());
+            assertEquals("PAUSED", taskStatus("pause1"));
+            assertEquals("FROZEN", freezerState(cgroup));
+            Command.Result resume = cmd.run(ctr("task", "resume", "pause1"));
+            assertEquals(0, resume.exitCode(), resume.describe());
+            assertEquals("RUNNING", taskStatus("pause1"));
+            assertEquals("THAWED", freezerState(cgroup));
+            Command.Result exec = cmd.run(exec("pause1", "e1", List.of(), "echo", "thawed"));
+            assertEquals(0, exec.exitCode(), exec.describe());
+            assertEquals("thawed\n", exec.out());
+            assertTrue(E2eHost.eventually(10, () -> topicsOf(log, "pause1").contains("/tasks/resumed")), Command.read(log));
+            List<String> topics = topicsOf(log, "pause1");
+            assertEquals(List.of("/tasks/create", "/tasks/start", "/tasks/paused", "/tasks/resumed"), topics.subList(0, 4), topics.toString());
+        } finally {
+            events.destroy();
+            events.waitFor(10, TimeUnit.SECONDS);
+        }
+        killAndDelete("pause1");
+    }
+
+    /**
+     * Update through containerd's task service (ctr 1.6 has no command for it), read back from the
+     * task's cgroup, and `ctr task metrics` of a running task: its usage below its limits, one process.
+     */
+    @Test
+    void anUpdatedMemoryLimitIsReadBackAndMetricsAreSane() throws Exception {
+        runSleeping("update1");
+        Path memory = taskCgroup("update1", "memory");
+        long limit = 48L << 20;
+        try (ContainerdTasks tasks = new ContainerdTasks(socket, namespace, java.time.Duration.ofSeconds(30))) {
+            tasks.update("update1", "{\"memory\":{\"limit\":" + limit + "}}");
+        }
+        assertEquals(limit, memoryLimit(memory), "memory limit in " + memory);
+
+        Map<String, String> m = metrics("update1");
+        boolean v1 = m.containsKey("memory.usage_in_bytes");
+        long usage = Long.parseLong(m.getOrDefault(v1 ? "memory.usage_in_bytes" : "memory.usage", "-1"));
+        long shownLimit = Long.parseLong(m.getOrDefault(v1 ? "memory.limit_in_bytes" : "memory.usage_limit", "-1"));
+        assertTrue(usage > 0 && usage < limit, "memory usage " + usage + ": " + m);
+        assertEquals(limit, shownLimit, m.toString());
+        assertEquals("1", m.get("pids.current"), m.toString());
+        String cpu = m.getOrDefault(v1 ? "cpuacct.usage" : "cpu.usage_usec", "-1");
+        assertTrue(Long.parseLong(cpu) > 0, "cpu usage: " + m);
+        killAndDelete("update1");
+    }
+
+    /** A task over its 16 MiB limit is killed (137); containerd hears /tasks/oom, before its exit. */
+    @Test
+    void aTaskOverItsMemoryLimitIsKilledAndItsOomIsAnEventBeforeItsExit() throws Exception {
+        Path log = work.resolve("oom-events.out");
+        Process events = events(log);
+        try {
+            Command.Result r = cmd.run(ctrRun("oom1", List.of("--rm", "--null-io", "--memory-limit", Long.toString(16L << 20)),
+                    "tail", "/dev/zero"));
+            assertEquals(137, r.exitCode(), r.describe());
+            assertTrue(E2eHost.eventually(10, () -> topicsOf(log, "oom1").contains("/tasks/delete")), Command.read(log));
+        } finally {
+            events.destroy();
+            events.waitFor(10, TimeUnit.SECONDS);
+        }
+        assertEquals(List.of("/tasks/create", "/tasks/start", "/tasks/oom", "/tasks/exit", "/tasks/delete"),
+                topicsOf(log, "oom1"));
+        assertNothingLeft("oom1");
     }
 
     // ---- 8: bad input ----------------------------------------------------------------------------
