@@ -194,6 +194,7 @@ public final class HostTaskBackend implements TaskBackend {
     public static int deleteAfterDeadShim(Path base, String namespace, String id) throws RpcException {
         validateId("namespace", namespace);
         validateId("id", id);
+        removeDeadShimsScratch(base);
         Path root = base.resolve(namespace);
         try (Container container = Container.load(root, id)) {
             int pid = container.state().pid();
@@ -206,6 +207,24 @@ public final class HostTaskBackend implements TaskBackend {
                 throw new RpcException(Code.INTERNAL, "delete " + id + ": " + e2.getMessage());
             }
             return 0;
+        }
+    }
+
+    /**
+     * The scratch directories ({@code .shim-PID}: exec pid files, console sockets) of shims that are
+     * gone: a shim removes its own at close, a SIGKILLed one cannot. A directory whose pid is alive
+     * is kept, whoever that process is now.
+     */
+    static void removeDeadShimsScratch(Path base) {
+        try (var entries = Files.newDirectoryStream(base, ".shim-*")) {
+            for (Path dir : entries) {
+                String pid = dir.getFileName().toString().substring(".shim-".length());
+                if (pid.matches("[0-9]{1,10}") && ProcessHandle.of(Long.parseLong(pid)).isEmpty()) {
+                    io.jrunc.bindings.FileTrees.delete(dir);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no base yet, or a directory another delete removed meanwhile: nothing more to clean
         }
     }
 

@@ -507,8 +507,16 @@ class HostTaskBackendTest {
         TestBundle b = bundle("deadshim").sh("sleep 100");
         int pid = backend.create(b.create(NS, NO_STDIO));
         backend.start(b.id, "");
+        // a SIGKILLed shim's scratch directory (its pid now dead), and a live one's, which stays
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path deadScratch = Files.createDirectories(base.resolve(".shim-" + gone.pid()));
+        Files.writeString(deadScratch.resolve("exec-1.pid"), "1234");
+        Path liveScratch = Files.createDirectories(base.resolve(".shim-" + ProcessHandle.current().pid()));
         // what containerd's `shim delete` does once this shim is gone: only the state root is left to go by
         assertEquals(pid, HostTaskBackend.deleteAfterDeadShim(base, NS, b.id));
+        assertFalse(Files.exists(deadScratch), "a dead shim's scratch directory");
+        assertTrue(Files.isDirectory(liveScratch), "a live shim's scratch directory");
         assertEquals(137, backend.await(b.id, "").status());
         assertFalse(Files.exists(base.resolve(NS).resolve(b.id)), "state directory");
         try (Stream<Path> hierarchies = Files.list(CGROUP_V1)) {

@@ -327,6 +327,8 @@ class ShimTest {
         assertEquals(List.of(), cgroups.stream().filter(Files::exists).toList(), "cgroups left");
         assertFalse(Files.exists(stateDir), "host back end state left: " + stateDir);
         assertTrue(ProcessHandle.of(shimPid).isEmpty(), "shim process left");
+        Path scratch = runtimeRoot().resolveSibling(".shim-" + shimPid);
+        assertTrue(E2eHost.eventually(15, () -> !Files.exists(scratch)), "the dead shim's scratch directory left: " + scratch);
     }
 
     /**
