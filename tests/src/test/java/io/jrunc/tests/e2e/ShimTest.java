@@ -48,6 +48,7 @@ class ShimTest {
     private String namespace;
     private Process containerd;
     private Command cmd;
+    private CtrClient ctrs;
     private Path shim;
     private final List<String> ids = new ArrayList<>();
 
@@ -61,6 +62,7 @@ class ShimTest {
         socket = work.resolve("containerd.sock");
         fifoDir = work.resolve("fifo");
         namespace = work.getFileName().toString();
+        ctrs = new CtrClient(socket, namespace, fifoDir, work, cmd);
         // containerd finds the shim of runtime io.containerd.jrunc.v2 on its PATH, as after `make install`
         containerd = E2eHost.startContainerd(work, socket, work.resolve("config.toml"), work.resolve("containerd.log"), null,
                 containerdEnv());
@@ -105,42 +107,25 @@ class ShimTest {
     }
 
     private List<String> ctr(String... args) {
-        return Command.list(List.of("ctr", "--address", socket.toString(), "--namespace", namespace), args);
+        return ctrs.ctr(args);
     }
 
     private List<String> ctrRun(String id, List<String> flags, String... command) {
         ids.add(id);
-        List<String> c = ctr("run", "--runtime", RUNTIME, "--fifo-dir", fifoDir.toString());
-        c.addAll(flags);
-        c.add(E2eHost.IMAGE);
-        c.add(id);
-        c.addAll(List.of(command));
-        return c;
+        return ctrs.run(RUNTIME, id, flags, command);
     }
 
     private List<String> exec(String id, String execId, List<String> flags, String... command) {
-        List<String> c = ctr("task", "exec", "--exec-id", execId, "--fifo-dir", fifoDir.toString());
-        c.addAll(flags);
-        c.add(id);
-        c.addAll(List.of(command));
-        return c;
+        return ctrs.exec(id, execId, flags, command);
     }
 
     private String taskStatus(String id) {
-        for (String line : cmd.run(ctr("task", "ls")).out().split("\n")) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length >= 3 && f[0].equals(id)) {
-                return f[2];
-            }
-        }
-        return "absent";
+        return ctrs.taskStatus(id);
     }
 
     /** The socket of the shim of container {@code id} (no group), by containerd's rule. */
     private Path shimSocket(String id) throws Exception {
-        String joined = socket + "/" + namespace + "/" + id;
-        return Path.of("/run/containerd/s", HexFormat.of().formatHex(
-                MessageDigest.getInstance("SHA-256").digest(joined.getBytes(StandardCharsets.UTF_8))));
+        return ctrs.shimSocket(id);
     }
 
     /** The pid of the shim serving task {@code id}: the process listening on its bundle's address. */
@@ -166,9 +151,7 @@ class ShimTest {
 
     /** A client command in the background (its output to files), for a kill from another command. */
     private Process background(List<String> command, String name) throws IOException {
-        return new ProcessBuilder(command).redirectOutput(work.resolve(name + ".out").toFile())
-                .redirectError(work.resolve(name + ".err").toFile())
-                .redirectInput(Path.of("/dev/null").toFile()).start();
+        return ctrs.background(command, name);
     }
 
     // ---- 1: output and exit codes --------------------------------------------------------------

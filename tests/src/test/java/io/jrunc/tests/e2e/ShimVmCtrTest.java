@@ -55,6 +55,7 @@ class ShimVmCtrTest {
     private String namespace;
     private Process containerd;
     private Command cmd;
+    private CtrClient ctrs;
     private final List<String> ids = new ArrayList<>();
 
     @BeforeAll
@@ -77,6 +78,7 @@ class ShimVmCtrTest {
         fifoDir = work.resolve("fifo");
         vmRoot = work.resolve("vm");
         namespace = work.getFileName().toString();
+        ctrs = new CtrClient(socket, namespace, fifoDir, work, cmd);
         options = work.resolve("shim-vm.toml");
         Files.writeString(options, """
                 backend = "vm"
@@ -110,19 +112,15 @@ class ShimVmCtrTest {
     }
 
     private List<String> ctr(String... args) {
-        return Command.list(List.of("ctr", "--address", socket.toString(), "--namespace", namespace), args);
+        return ctrs.ctr(args);
     }
 
     /** `ctr run` with the VM back end's options; {@code flags} before the image. */
     private List<String> ctrRun(String id, List<String> flags, String... command) {
         ids.add(id);
-        List<String> c = ctr("run", "--runtime", ShimTest.RUNTIME, "--runtime-config-path", options.toString(),
-                "--fifo-dir", fifoDir.toString());
-        c.addAll(flags);
-        c.add(E2eHost.IMAGE);
-        c.add(id);
-        c.addAll(List.of(command));
-        return c;
+        List<String> f = new ArrayList<>(List.of("--runtime-config-path", options.toString()));
+        f.addAll(flags);
+        return ctrs.run(ShimTest.RUNTIME, id, f, command);
     }
 
     /** As {@link #ctrRun}, in the group's pod. */
@@ -133,9 +131,7 @@ class ShimVmCtrTest {
     }
 
     private List<String> exec(String id, String execId, String... command) {
-        List<String> c = ctr("task", "exec", "--exec-id", execId, "--fifo-dir", fifoDir.toString(), id);
-        c.addAll(List.of(command));
-        return c;
+        return ctrs.exec(id, execId, List.of(), command);
     }
 
     /** A command that may boot a VM: more time than {@link Command}'s, its output to files. */
@@ -151,19 +147,11 @@ class ShimVmCtrTest {
     }
 
     private Process background(List<String> command, String name) throws IOException {
-        return new ProcessBuilder(command).redirectOutput(work.resolve(name + ".out").toFile())
-                .redirectError(work.resolve(name + ".err").toFile())
-                .redirectInput(Path.of("/dev/null").toFile()).start();
+        return ctrs.background(command, name);
     }
 
     private String taskStatus(String id) {
-        for (String line : cmd.run(ctr("task", "ls")).out().split("\n")) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length >= 3 && f[0].equals(id)) {
-                return f[2];
-            }
-        }
-        return "absent";
+        return ctrs.taskStatus(id);
     }
 
     /** The name the VM back end gives what containerd knows by namespace and id: prefix + 24 hex digits. */
@@ -174,9 +162,7 @@ class ShimVmCtrTest {
 
     /** The socket of the shim of group {@code group}, by containerd's rule. */
     private Path shimSocket(String group) throws Exception {
-        String joined = socket + "/" + namespace + "/" + group;
-        return Path.of("/run/containerd/s", HexFormat.of().formatHex(
-                MessageDigest.getInstance("SHA-256").digest(joined.getBytes(StandardCharsets.UTF_8))));
+        return ctrs.shimSocket(group);
     }
 
     /** Processes of this class's pods whose command name contains {@code command}: qemu, virtiofsd, java (monitors). */
