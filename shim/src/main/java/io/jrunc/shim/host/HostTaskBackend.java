@@ -212,19 +212,32 @@ public final class HostTaskBackend implements TaskBackend {
 
     /**
      * The scratch directories ({@code .shim-PID}: exec pid files, console sockets) of shims that are
-     * gone: a shim removes its own at close, a SIGKILLed one cannot. A directory whose pid is alive
-     * is kept, whoever that process is now.
+     * gone: a shim removes its own at close, a SIGKILLed one cannot. A shim that is a zombie counts as
+     * gone: containerd runs this delete as soon as the dead shim's connection closes, often before
+     * the shim's parent has collected it. A directory whose pid runs is kept, whoever that is now.
      */
     static void removeDeadShimsScratch(Path base) {
         try (var entries = Files.newDirectoryStream(base, ".shim-*")) {
             for (Path dir : entries) {
                 String pid = dir.getFileName().toString().substring(".shim-".length());
-                if (pid.matches("[0-9]{1,10}") && ProcessHandle.of(Long.parseLong(pid)).isEmpty()) {
+                if (pid.matches("[0-9]{1,10}") && !running(Long.parseLong(pid))) {
                     io.jrunc.bindings.FileTrees.delete(dir);
                 }
             }
         } catch (IOException | RuntimeException e) {
             // no base yet, or a directory another delete removed meanwhile: nothing more to clean
+        }
+    }
+
+    /** Whether a process runs: it exists and is not a zombie (its state in /proc/PID/stat). */
+    static boolean running(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            // "PID (COMM) S ...": the command may hold spaces and parentheses, the state follows the last ')'
+            char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            return state != 'Z' && state != 'X';
+        } catch (IOException | RuntimeException e) {
+            return false; // gone
         }
     }
 

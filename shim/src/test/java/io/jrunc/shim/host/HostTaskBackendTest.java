@@ -513,9 +513,21 @@ class HostTaskBackendTest {
         Path deadScratch = Files.createDirectories(base.resolve(".shim-" + gone.pid()));
         Files.writeString(deadScratch.resolve("exec-1.pid"), "1234");
         Path liveScratch = Files.createDirectories(base.resolve(".shim-" + ProcessHandle.current().pid()));
+        // a shim killed a moment ago is a zombie until its parent collects it: gone all the same
+        // (`true` ends at once, and the sleep its parent became never collects it)
+        Process parent = new ProcessBuilder("sh", "-c", "true & echo $!; exec sleep 30").start();
+        long zombiePid = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(parent.getInputStream()))
+                .readLine().strip());
+        Path zombieScratch = Files.createDirectories(base.resolve(".shim-" + zombiePid));
+        for (int i = 0; i < 100 && !Files.readString(Path.of("/proc/" + zombiePid + "/stat")).contains(") Z "); i++) {
+            Thread.sleep(20);
+        }
+        assertTrue(Files.readString(Path.of("/proc/" + zombiePid + "/stat")).contains(") Z "), "no zombie to test with");
         // what containerd's `shim delete` does once this shim is gone: only the state root is left to go by
         assertEquals(pid, HostTaskBackend.deleteAfterDeadShim(base, NS, b.id));
         assertFalse(Files.exists(deadScratch), "a dead shim's scratch directory");
+        assertFalse(Files.exists(zombieScratch), "a zombie shim's scratch directory");
+        parent.destroyForcibly().waitFor();
         assertTrue(Files.isDirectory(liveScratch), "a live shim's scratch directory");
         assertEquals(137, backend.await(b.id, "").status());
         assertFalse(Files.exists(base.resolve(NS).resolve(b.id)), "state directory");
