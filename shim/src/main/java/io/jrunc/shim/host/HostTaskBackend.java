@@ -16,6 +16,7 @@ import io.jrunc.runtime.ContainerExec;
 import io.jrunc.runtime.ContainerId;
 import io.jrunc.runtime.CreateOptions;
 import io.jrunc.runtime.ExecOptions;
+import io.jrunc.runtime.ProcStat;
 import io.jrunc.runtime.Status;
 import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.shim.ProcessExit;
@@ -220,24 +221,16 @@ public final class HostTaskBackend implements TaskBackend {
         try (var entries = Files.newDirectoryStream(base, ".shim-*")) {
             for (Path dir : entries) {
                 String pid = dir.getFileName().toString().substring(".shim-".length());
-                if (pid.matches("[0-9]{1,10}") && !running(Long.parseLong(pid))) {
+                if (!pid.matches("[0-9]{1,9}")) {
+                    continue;
+                }
+                ProcStat stat = ProcStat.read(Integer.parseInt(pid)); // a zombie is not alive()
+                if (stat == null || !stat.alive()) {
                     io.jrunc.bindings.FileTrees.delete(dir);
                 }
             }
         } catch (IOException | RuntimeException e) {
             // no base yet, or a directory another delete removed meanwhile: nothing more to clean
-        }
-    }
-
-    /** Whether a process runs: it exists and is not a zombie (its state in /proc/PID/stat). */
-    static boolean running(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            // "PID (COMM) S ...": the command may hold spaces and parentheses, the state follows the last ')'
-            char state = stat.charAt(stat.lastIndexOf(')') + 2);
-            return state != 'Z' && state != 'X';
-        } catch (IOException | RuntimeException e) {
-            return false; // gone
         }
     }
 

@@ -91,12 +91,7 @@ final class OrphanSweep {
     }
 
     private static boolean zombie(int pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Integer.toString(pid), "stat"));
-            int close = stat.lastIndexOf(')');
-            return close > 0 && stat.length() > close + 2 && stat.charAt(close + 2) == 'Z';
-        } catch (IOException e) {
-            return false;
-        }
+        io.jrunc.runtime.ProcStat stat = io.jrunc.runtime.ProcStat.read(pid);
+        return stat != null && stat.state() == 'Z';
     }
 }

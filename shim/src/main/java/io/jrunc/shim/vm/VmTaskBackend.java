@@ -507,27 +507,27 @@ public final class VmTaskBackend implements TaskBackend {
     /** The agent's Pause: the container's cgroup frozen in the guest; State says PAUSED until Resume. */
     @Override
     public void pause(String id) throws RpcException {
-        VmTask task = container(id);
-        synchronized (task) {
-            try {
-                task.sandbox.pod.pause(task.container);
-            } catch (VmException e) {
-                throw rpc("pause " + id, e);
-            }
-            task.paused = true;
-        }
+        setFrozen(id, true);
     }
 
     @Override
     public void resume(String id) throws RpcException {
+        setFrozen(id, false);
+    }
+
+    private void setFrozen(String id, boolean frozen) throws RpcException {
         VmTask task = container(id);
         synchronized (task) {
             try {
-                task.sandbox.pod.resume(task.container);
+                if (frozen) {
+                    task.sandbox.pod.pause(task.container);
+                } else {
+                    task.sandbox.pod.resume(task.container);
+                }
             } catch (VmException e) {
-                throw rpc("resume " + id, e);
+                throw rpc((frozen ? "pause " : "resume ") + id, e);
             }
-            task.paused = false;
+            task.paused = frozen;
         }
     }
 
