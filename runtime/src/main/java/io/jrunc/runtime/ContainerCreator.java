@@ -253,6 +253,11 @@ public final class ContainerCreator {
         if (spec.linux() != null && spec.linux().mountLabel() != null && !spec.linux().mountLabel().isEmpty()) {
             throw new ContainerException("linux.mountLabel: SELinux is not supported by jrunc yet");
         }
+        try {
+            io.jrunc.runtime.init.IdmappedBinds.refuse(spec, null);
+        } catch (IllegalArgumentException e) {
+            throw new ContainerException(e.getMessage());
+        }
     }
 
     private static void undo(ContainerDirectory dir, Cgroup cgroup, int pid, ChildPlacement placement) {

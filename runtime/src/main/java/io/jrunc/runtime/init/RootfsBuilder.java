@@ -86,6 +86,7 @@ public final class RootfsBuilder {
     private final List<ProcMount> procMounts = new ArrayList<>();
     private final List<MountHandle> handles = new ArrayList<>();
     private String gate;
+    private IdmappedBinds idmapped;
 
     /**
      * Everything up to and including the switch of root, every mount in the config's order. A proc
@@ -149,6 +150,10 @@ public final class RootfsBuilder {
         } catch (RuntimeException | Error e) {
             new Prepared(List.of(), gate, handles).closeHandles();
             throw e;
+        } finally {
+            if (idmapped != null) {
+                idmapped.close();
+            }
         }
         return new Prepared(List.copyOf(procMounts), gate, List.copyOf(handles));
     }
@@ -241,7 +246,14 @@ public final class RootfsBuilder {
             } else {
                 createFile(dest);
             }
-            Mounts.mount(source, dest.toString(), "bind", MS_BIND | (options.recursiveBind() ? MS_REC : 0), null);
+            if (IdmappedBinds.isIdmapped(m, options)) {
+                if (idmapped == null) {
+                    idmapped = new IdmappedBinds(spec);
+                }
+                idmapped.mount(m, options, dest, where);
+            } else {
+                Mounts.mount(source, dest.toString(), "bind", MS_BIND | (options.recursiveBind() ? MS_REC : 0), null);
+            }
             if (options.remountFlags() != 0) {
                 Mounts.mount(null, dest.toString(), null, MS_BIND | MS_REMOUNT | options.remountFlags()
                         | lockedFlags(dest), null);
