@@ -168,6 +168,9 @@ public final class ContainerCreator {
             // at the exec gate, where what it did is checked.
             FileDescriptors.write(createGate[1], new byte[] {1});
             thread.awaitGate(pid, SPAWN_TIMEOUT_MILLIS);
+            if (!namespaces.has(io.jrunc.bindings.Namespaces.CLONE_NEWNS)) {
+                io.jrunc.runtime.init.SharedMountNamespace.verify(pid);
+            }
             int chdir = report.chdirError();
             if (chdir != 0) {
                 throw new ContainerException("unable to start container process: error during container init: "

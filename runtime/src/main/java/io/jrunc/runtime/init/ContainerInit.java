@@ -102,15 +102,25 @@ public final class ContainerInit implements SpawnThread.Body {
         // creator makes its cgroup namespace itself, once there.
         int later = CLONE_NEWPID | (childMoved ? CLONE_NEWCGROUP : 0);
         int now = namespaces.create() & ~later;
-        if (now != 0) {
-            Namespaces.unshare(now);
-        }
+        // Without a mount namespace of its own the root is still built in one, the thread's alone, which
+        // the child leaves for the runtime's once the root is final (SharedMountNamespace).
+        int sharedMountNs = -1;
         if (!namespaces.has(CLONE_NEWNS)) {
-            throw new IllegalArgumentException("linux.namespaces: a mount namespace is required (jrunc makes the"
-                    + " config's mounts, the exec gate and pivot_root in the container's own mount namespace; in"
-                    + " the runtime's they would be made on the host)");
+            SharedMountNamespace.refuse(spec);
+            sharedMountNs = SharedMountNamespace.open();
+            now |= CLONE_NEWNS;
         }
+        try {
+            if (now != 0) {
+                Namespaces.unshare(now);
+            }
+            return build(self, childMoved, sharedMountNs);
+        } finally {
+            FileDescriptors.closeQuietly(sharedMountNs);
+        }
+    }
 
+    private int build(SpawnThread self, boolean childMoved, int sharedMountNs) throws Exception {
         CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(),
                 namespaces.creates(CLONE_NEWCGROUP) && !childMoved);
         prepared = new RootfsBuilder(spec, rootfs, cgroupMounts).prepare(noPivot, execFifo,
@@ -137,7 +147,7 @@ public final class ContainerInit implements SpawnThread.Body {
             joinSessionKeyring(newKeyring);
         }
         FsContext.umask(setup.request().umask());
-        return spawn.spawn(setup, new ChainSpawn.Gates(prepared.gatePath(), -1, createGate), slave, self);
+        return spawn.spawn(setup, new ChainSpawn.Gates(prepared.gatePath(), -1, createGate, sharedMountNs), slave, self);
     }
 
     /** A session keyring of its own (runc's default; --no-new-keyring skips it). Kernels without keys are fine. */
