@@ -32,6 +32,9 @@ import java.util.List;
  *   <li>create only, the create gate: the child says it is there ({@link ChildReport}) and reads the
  *       create gate's pipe, which the creator writes once the root is final (procfs in place, the
  *       mounts after it made again: MountOrder);
+ *   <li>create of a container without a mount namespace: a detached copy of the root, the runtime's
+ *       mount namespace joined, the copy made the root ({@link SharedMountNamespace}); then, without
+ *       no_new_privs, the filter;
  *   <li>the working directory, entered as runc enters it: first with the runtime's identity, then
  *       (when that was refused) again with the process's; each chdir's errno copied to the report;
  *   <li>the credentials in {@link ProcessCredentials}'s order;
