@@ -77,6 +77,15 @@ public final class ContainerFinisher {
                 contexts.forEach(FileDescriptors::closeQuietly);
                 contexts.clear();
             }
+            // In a mount namespace owned by a user namespace other than the runtime's, the kernel lets a
+            // procfs be made only where one is fully visible already (mount_too_revealing), and the
+            // container's has none: made here, in the host's mount namespace, it is only moved there.
+            List<Integer> premade = new ArrayList<>();
+            if (!viaChain && !sameUserNamespace(pid)) {
+                for (int i = 0; i < contexts.size(); i++) {
+                    premade.add(MountApi.mount(contexts.get(i), "proc", attributes(prepared.procMounts().get(i).options())));
+                }
+            }
             List<String> kinds = viaChain ? List.of("ipc", "uts", "net", "pid", "mnt") : List.of("ipc", "uts", "net", "mnt");
             try (InitNamespaces namespaces = InitNamespaces.open(pid, kinds)) {
                 namespaces.join();
@@ -85,6 +94,9 @@ public final class ContainerFinisher {
             order.apply(new MountOrder.ProcMaker() {
                 @Override
                 public int make(int index) {
+                    if (!premade.isEmpty()) {
+                        return premade.get(index);
+                    }
                     return chain ? -1 : MountApi.mount(contexts.get(index), "proc",
                             attributes(prepared.procMounts().get(index).options()));
                 }
@@ -109,6 +121,11 @@ public final class ContainerFinisher {
     }
 
     private static final long PROC_SUPER_MAGIC = 0x9fa0;
+
+    private static boolean sameUserNamespace(int pid) throws IOException {
+        return Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/user"))
+                .equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns/user")));
+    }
 
     /** mount(2) of procfs by a child in the container's pid namespace, verified from outside. */
     private static void mountFromInside(RootfsBuilder.ProcMount proc, String expectedPidNamespace) throws IOException {
