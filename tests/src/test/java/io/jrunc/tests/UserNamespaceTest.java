@@ -172,6 +172,35 @@ class UserNamespaceTest {
         assertEquals(List.of(), sb.leftovers());
     }
 
+    /**
+     * The holder of the user namespace exits by itself when the JVM that made it dies (its release
+     * pipe's only write end closes): a create killed while the holder lives leaves no holder, even
+     * before delete. The holder is the container's only process outside its pid namespace.
+     */
+    @Test
+    void aKilledCreateLeavesNoHolder(Sandbox sb) throws Exception {
+        Bundle b = withUserNamespace(sb.bundle().args("sleep", "1000"), 0, HOST_BASE, 65536);
+        Jrunc j = sb.jrunc();
+        String hostPidns = Host.namespace(ProcessHandle.current().pid(), "pid");
+        int sawHolder = 0;
+        for (int delay = 40; delay <= 800; delay += 40) {
+            String id = sb.id("killed");
+            Jrunc.Background create = j.start(b.dir(), "create", id);
+            Thread.sleep(delay);
+            boolean holderAlive = processesOf(id).stream().anyMatch(p -> hostPidns.equals(Host.namespace(p, "pid")));
+            create.process().destroyForcibly();
+            create.process().waitFor();
+            if (holderAlive) {
+                sawHolder++;
+            }
+            Wait.until(java.time.Duration.ofSeconds(10), "no holder of " + id + " after its create was killed",
+                    () -> processesOf(id).stream().noneMatch(p -> hostPidns.equals(Host.namespace(p, "pid"))));
+            j.run("delete", "--force", id).ok();
+            assertEquals(List.of(), sb.leftovers(), "create killed at " + delay + " ms");
+        }
+        assertTrue(sawHolder >= 2, "the kills must land while a holder lives, only " + sawHolder + " did");
+    }
+
     @Test
     void badUserNamespaceConfigsAreRefusedAtCreate(Sandbox sb) throws Exception {
         String netns = "/proc/" + ProcessHandle.current().pid() + "/ns/net";
