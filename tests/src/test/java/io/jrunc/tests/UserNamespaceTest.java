@@ -117,6 +117,8 @@ class UserNamespaceTest {
         assertEquals("paused", j.state(id).path("status").asText());
         j.run("resume", id).ok();
         assertTrue(j.run("events", "--stats", id).ok().stdout().contains("\"pids\""));
+        j.run("update", "--pids-limit", "123", id).ok();
+        assertTrue(j.run("events", "--stats", id).ok().stdout().contains("\"limit\":123"), "update's limit");
         j.run("kill", id, "KILL").ok();
         Wait.forExit(init);
         j.run("delete", id).ok();

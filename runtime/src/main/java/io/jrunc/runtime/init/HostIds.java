@@ -55,8 +55,18 @@ public final class HostIds {
         return translate(gids, gid);
     }
 
+    /** Whether every id is itself (no user namespace of the container's own, or one mapping all ids). */
     public boolean identity() {
-        return this == IDENTITY || (uids.equals(IDENTITY.uids) && gids.equals(IDENTITY.gids));
+        return this == IDENTITY || (whole(uids) && whole(gids));
+    }
+
+    // compared by hand: a record's equals is bootstrapped at its first call, which costs a cold JVM
+    private static boolean whole(List<Range> ranges) {
+        if (ranges.size() != 1) {
+            return false;
+        }
+        Range r = ranges.getFirst();
+        return r.inside() == 0 && r.host() == 0 && r.size() >= 0xffffffffL;
     }
 
     /**

@@ -43,8 +43,11 @@ public final class NamespaceHolder implements AutoCloseable {
     private int ready;
     private int release;
     private boolean closed;
+    /** The holder's chain, whose memory it runs on: reachable (not freed) until the holder is reaped. */
+    private LibcChain memory;
 
-    private NamespaceHolder(int pid, int flags, int ready, int release) {
+    private NamespaceHolder(int pid, int flags, int ready, int release, LibcChain memory) {
+        this.memory = memory;
         this.pid = pid;
         this.flags = flags;
         this.ready = ready;
@@ -70,14 +73,17 @@ public final class NamespaceHolder implements AutoCloseable {
             throw e;
         }
         int pid;
-        // Without CLONE_VM the holder runs in a copy of the JVM's memory, as a fork's child does: it
-        // may outlive the chain's memory, and its libc calls set its own errno, not this thread's (a
-        // CLONE_VM child without a TLS of its own shares the word), nor can a JVM signal handler run
-        // on the JVM's memory from it. The copy of the page tables cost 0.13-0.5 ms in jrunc's JVM,
-        // within the noise of a CLONE_VM clone's 0.2-2 ms on the same (loaded) machine; a CLONE_VM
-        // holder would also need its chain's memory kept, and freed from another thread, until reaped.
+        // CLONE_VM, as the container's process is cloned: a fork-like copy of the JVM's memory cost
+        // create 55-70 ms here (the page tables copied, then every page the JVM writes while the
+        // holder lives copied again), against under 10 ms. The holder so runs on the JVM's memory:
+        // its chain's memory is an automatic arena, kept reachable by this object until the holder is
+        // reaped; every step is a raw syscall (no cancellation point touches the thread's libc state,
+        // which is the spawning thread's); a failing step sets that thread's errno, which only a
+        // create failing anyway (the checks below) can see; and the JVM's signal handlers are reset
+        // first, while the JVM thread's mask still blocks its asynchronous signals.
         // No CLONE_VFORK: this thread goes on while the holder waits.
-        try (LibcChain chain = new LibcChain()) {
+        LibcChain chain = new LibcChain(java.lang.foreign.Arena.ofAuto());
+        try {
             SyscallTable table = Arch.nativeArch().table();
             long dfl = chain.zeroed(KERNEL_SIGACTION_SIZE);
             for (int sig = 1; sig <= Signals.MAX; sig++) {
@@ -101,17 +107,17 @@ public final class NamespaceHolder implements AutoCloseable {
             chain.syscall(table.number("close_range"), from, 0xffffffffL, 0);
             if (userNamespace >= 0) {
                 // single-threaded and sharing no fs_struct: the kernel lets the holder join
-                chain.call("setns", userNamespace, CLONE_NEWUSER);
-                chain.call("close", userNamespace);
+                chain.syscall(table.number("setns"), userNamespace, CLONE_NEWUSER);
+                chain.syscall(table.number("close"), userNamespace);
             }
             if (unshare != 0) {
-                chain.call("unshare", unshare);
+                chain.syscall(table.number("unshare"), unshare);
             }
             long buffer = chain.zeroed(8);
-            chain.call("write", readyPipe[1], buffer, 1);
-            chain.call("close", readyPipe[1]);
-            chain.call("read", releasePipe[0], buffer, 1);
-            pid = chain.run(userNamespace >= 0 ? 0 : CLONE_NEWUSER);
+            chain.syscall(table.number("write"), readyPipe[1], buffer, 1);
+            chain.syscall(table.number("close"), readyPipe[1]);
+            chain.syscall(table.number("read"), releasePipe[0], buffer, 1);
+            pid = chain.run(LibcChain.CLONE_VM | (userNamespace >= 0 ? 0 : CLONE_NEWUSER));
         } catch (RuntimeException e) {
             for (int fd : new int[] {readyPipe[0], readyPipe[1], releasePipe[0], releasePipe[1]}) {
                 FileDescriptors.closeQuietly(fd);
@@ -120,7 +126,7 @@ public final class NamespaceHolder implements AutoCloseable {
         }
         FileDescriptors.closeQuietly(readyPipe[1]);
         FileDescriptors.closeQuietly(releasePipe[0]);
-        return new NamespaceHolder(pid, unshare, readyPipe[0], releasePipe[1]);
+        return new NamespaceHolder(pid, unshare, readyPipe[0], releasePipe[1], chain);
     }
 
     public int pid() {
@@ -196,7 +202,9 @@ public final class NamespaceHolder implements AutoCloseable {
                 io.jrunc.bindings.Namespaces.setns(o[0], o[1], "namespace of the user namespace's holder");
             }
         } finally {
-            opened.forEach(o -> FileDescriptors.closeQuietly(o[0]));
+            for (int[] o : opened) {
+                FileDescriptors.closeQuietly(o[0]);
+            }
         }
     }
 
@@ -214,6 +222,7 @@ public final class NamespaceHolder implements AutoCloseable {
         } catch (ErrnoException e) {
             // reaped already
         }
+        memory = null; // the holder is gone: its memory may be freed
     }
 
     private static String link(Path dir, String kind) throws IOException {
