@@ -14,8 +14,9 @@ import java.nio.file.Path;
 
 /**
  * What the container thread does for `create`, in order (docs/runtime.md): own fs context; join
- * namespaces given by path; enter the cgroup (so a new cgroup namespace is rooted there); create the
- * other namespaces; build the rootfs and pivot_root; hostname; the process's executable and cwd; the
+ * namespaces given by path; enter the cgroup (so a new cgroup namespace is rooted there); with a user
+ * namespace, start its {@link NamespaceHolder} and join the namespaces it made, owned by the user
+ * namespace; create the other namespaces; build the rootfs and pivot_root; hostname; the process's executable and cwd; the
  * terminal; then spawn the child's chain, which waits at the create gate until the root is final, and
  * then enters the working directory, takes its credentials and waits at the exec gate.
  *
