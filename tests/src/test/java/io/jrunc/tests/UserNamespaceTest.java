@@ -58,6 +58,17 @@ class UserNamespaceTest {
         return found;
     }
 
+    /** The pids in the container's pids cgroup (v1 or v2), read from one file: quick enough to sample a create. */
+    static List<Long> cgroupProcs(String id) {
+        for (Path procs : List.of(Path.of("/sys/fs/cgroup/pids", id, "cgroup.procs"), Path.of("/sys/fs/cgroup", id, "cgroup.procs"))) {
+            String text = Host.read(procs);
+            if (text != null) {
+                return text.lines().filter(l -> !l.isBlank()).map(Long::parseLong).toList();
+            }
+        }
+        return List.of();
+    }
+
     static String statusLine(long pid, String field) {
         return Host.read(Path.of("/proc", Long.toString(pid), "status")).lines()
                 .filter(l -> l.startsWith(field + ":")).findFirst().orElseThrow().substring(field.length() + 1).strip();
@@ -67,6 +78,11 @@ class UserNamespaceTest {
     void rootInsideIsTheMappedIdOutside(Sandbox sb) throws Exception {
         Bundle b = withUserNamespace(sb.bundle().args("sleep", "1000"), 0, HOST_BASE, 65536);
         Path shared = openShared(b);
+        // ids the config gives are the container's: a tmpfs's uid=/gid= and a device's owner
+        b.mount("/owned", "tmpfs", "tmpfs", "uid=1000", "gid=1001", "mode=755");
+        b.config().withObjectProperty("linux").withArrayProperty("devices").addObject().put("path", "/dev/owned")
+                .put("type", "c").put("major", 1).put("minor", 3).put("fileMode", 438).put("uid", 1000).put("gid", 1001);
+        b.write();
         String id = sb.id("userns");
         Jrunc j = sb.jrunc();
         j.in(b.dir(), "create", id).ok();
@@ -89,7 +105,8 @@ class UserNamespaceTest {
                 + "echo \"userns $(readlink /proc/self/ns/user)\"; sed 's/^/uidmap /' /proc/self/uid_map; "
                 + "sed 's/^/gidmap /' /proc/self/gid_map; echo \"setgroups $(cat /proc/self/setgroups)\"; "
                 + "touch /shared/made; mkdir /dev/made; "
-                + "for p in /dev /dev/shm /dev/null /dev/made; do echo \"owner$p $(stat -c %u:%g $p)\"; done").ok().stdout());
+                + "for p in /dev /dev/shm /dev/null /dev/made /owned /dev/owned; do echo \"owner$p $(stat -c %u:%g $p)\"; done")
+                .ok().stdout());
         assertEquals("0", inside.one("uid"));
         assertEquals("0", inside.one("gid"));
         assertEquals(userns, inside.one("userns"));
@@ -101,6 +118,8 @@ class UserNamespaceTest {
         assertEquals("0:0", inside.one("owner/dev/shm"), inside.raw());
         assertEquals("0:0", inside.one("owner/dev/null"), inside.raw());
         assertEquals("0:0", inside.one("owner/dev/made"), inside.raw());
+        assertEquals("1000:1001", inside.one("owner/owned"), inside.raw());
+        assertEquals("1000:1001", inside.one("owner/dev/owned"), inside.raw());
         assertEquals(HOST_BASE, ((Number) Files.getAttribute(shared.resolve("made"), "unix:uid")).longValue());
         assertEquals(HOST_BASE, ((Number) Files.getAttribute(shared.resolve("made"), "unix:gid")).longValue());
 
@@ -182,14 +201,20 @@ class UserNamespaceTest {
     @Test
     void aKilledCreateLeavesNoHolder(Sandbox sb) throws Exception {
         Bundle b = withUserNamespace(sb.bundle().args("sleep", "1000"), 0, HOST_BASE, 65536);
+        // a tmpfs that starts with a copy of 2000 files: the holder lives while the rootfs is built
+        Path data = Files.createDirectories(b.rootfs().resolve("data"));
+        for (int i = 0; i < 2000; i++) {
+            Files.writeString(data.resolve("f" + i), "x");
+        }
+        b.mount("/data", "tmpfs", "tmpfs", "tmpcopyup");
         Jrunc j = sb.jrunc();
         String hostPidns = Host.namespace(ProcessHandle.current().pid(), "pid");
         int sawHolder = 0;
-        for (int delay = 40; delay <= 800; delay += 40) {
+        for (int delay = 50; delay <= 1000; delay += 50) {
             String id = sb.id("killed");
             Jrunc.Background create = j.start(b.dir(), "create", id);
             Thread.sleep(delay);
-            boolean holderAlive = processesOf(id).stream().anyMatch(p -> hostPidns.equals(Host.namespace(p, "pid")));
+            boolean holderAlive = cgroupProcs(id).stream().anyMatch(p -> hostPidns.equals(Host.namespace(p, "pid")));
             create.process().destroyForcibly();
             create.process().waitFor();
             if (holderAlive) {
@@ -243,6 +268,9 @@ class UserNamespaceTest {
                         "process.user.uid: 70000 is not mapped in the container's user namespace"),
                 new Case("unmappedgroup", b -> withUserNamespace(b, 0, HOST_BASE, 65536).user(0, 0, 10, 70000),
                         "process.user.additionalGids[1]: 70000 is not mapped in the container's user namespace"),
+                new Case("unmappedtmpfs", b -> withUserNamespace(b, 0, HOST_BASE, 65536)
+                        .mount("/owned", "tmpfs", "tmpfs", "uid=70000"),
+                        "uid=70000 is not mapped in the container's user namespace"),
                 new Case("notuserns", b -> {
                     b.config().withObjectProperty("linux").withArrayProperty("namespaces").addObject().put("type", "user")
                             .put("path", netns);
