@@ -35,6 +35,15 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
      */
     private CgroupHierarchies createdIn;
 
+    /**
+     * Rootless (runc's rootless cgroup manager): device rules that cannot be written are ignored, and
+     * a limit whose hierarchy the container did not get is refused with the reason ({@link #rootless}).
+     */
+    boolean rootless;
+
+    /** Why a hierarchy was left out at a rootless create (the first such failure), or null. */
+    String leftOutBecause;
+
     private final CgroupLocation location;
     final List<CgroupDirectory> directories;
     final CgroupFiles files;
@@ -69,6 +78,88 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
     public static Cgroup create(CgroupsPath path, java.util.function.Consumer<CgroupLocation> beforeMaking)
             throws CgroupException {
         return create(path, CgroupHierarchies.current(), beforeMaking);
+    }
+
+    /**
+     * As {@link #create(CgroupsPath, java.util.function.Consumer)} for a rootless container, with runc's
+     * rootless rules: the host's cgroup v1 hierarchies are not touched (only root may write them, and
+     * they are never delegated to a user); a cgroup v2 directory is made where the user may write (a
+     * delegated subtree). When it cannot be, and the config gave no cgroupsPath ({@code pathGiven}
+     * false), the container goes without it: permission errors are ignored as runc ignores them, and
+     * {@link #apply} refuses any limit that would need it, saying why. A cgroupsPath the user cannot
+     * write fails as it does for root.
+     */
+    public static Cgroup createRootless(CgroupsPath path, boolean pathGiven,
+            java.util.function.Consumer<CgroupLocation> beforeMaking) throws CgroupException {
+        return createRootless(path, pathGiven, CgroupHierarchies.current(), beforeMaking);
+    }
+
+    static Cgroup createRootless(CgroupsPath path, boolean pathGiven, CgroupHierarchies hierarchies,
+            java.util.function.Consumer<CgroupLocation> beforeMaking) throws CgroupException {
+        CgroupLocation resolved = path.resolve(hierarchies);
+        beforeMaking.accept(resolved);
+        CgroupDirectoryBuilder builder = new CgroupDirectoryBuilder();
+        String leftOut = null;
+        Map<String, Path> made = new LinkedHashMap<>();
+        try {
+            for (Hierarchy hierarchy : hierarchies.hierarchies()) {
+                if (!hierarchy.isUnified()) {
+                    if (leftOut == null) {
+                        leftOut = "jrunc does not use the host's cgroup v1 hierarchies for a rootless container";
+                    }
+                    continue;
+                }
+                Path directory = resolved.directory(hierarchy.key());
+                try {
+                    builder.build(hierarchy, directory, hierarchies.mode() == CgroupMode.UNIFIED);
+                    made.put(hierarchy.key(), directory);
+                } catch (CgroupException e) {
+                    if (hierarchy.required() && (pathGiven || !isPermissionError(e))) {
+                        throw e;
+                    }
+                    leftOut = e.getMessage();
+                }
+            }
+            Cgroup cgroup = open(CgroupLocation.of(hierarchies.mode(), made));
+            cgroup.createdIn = hierarchies;
+            cgroup.rootless = true;
+            cgroup.leftOutBecause = leftOut;
+            Map<String, Path> joined = new LinkedHashMap<>();
+            made.forEach((key, directory) -> {
+                if (!builder.made(directory)) {
+                    joined.put(key, directory);
+                }
+            });
+            int processes = joined.isEmpty() ? 0 : open(CgroupLocation.of(hierarchies.mode(), joined)).processes().size();
+            if (processes != 0) {
+                throw new CgroupException("container's cgroup is not empty: " + processes + " process(es) found");
+            }
+            return cgroup;
+        } catch (CgroupException | RuntimeException e) {
+            builder.undo();
+            throw e;
+        }
+    }
+
+    /** runc's isIgnorableError: EPERM, EACCES or EROFS, from a write or from Java's mkdir. */
+    static boolean isPermissionError(CgroupException e) {
+        if (e.errno() == Errno.EPERM || e.errno() == Errno.EACCES || e.errno() == Errno.EROFS) {
+            return true;
+        }
+        if (e.getCause() instanceof java.nio.file.AccessDeniedException) {
+            return true;
+        }
+        return e.getCause() instanceof java.nio.file.FileSystemException f && f.getReason() != null
+                && (f.getReason().equals("Read-only file system") || f.getReason().equals("Operation not permitted"));
+    }
+
+    /**
+     * Marks a cgroup opened from a saved location as a rootless container's, for {@link #apply}
+     * (update): device rules that cannot be written are then ignored, as at create.
+     */
+    public final Cgroup asRootless() {
+        rootless = true;
+        return this;
     }
 
     static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies) throws CgroupException {
