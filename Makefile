@@ -22,8 +22,9 @@ JRUNC := $(abspath $(BUILD))/bin/jrunc
 # util-linux: mkswap, the swap header's independent writer, and unshare; bsdutils: script, the tty
 # ctr --tty needs; iproute2: ip and tc, which make the network namespaces and veth pairs of the netlink
 # and `--network ns:` tests and read back what jrunc's netlink calls did. containernetworking-plugins: the
-# CNI plugins (bridge, host-local, loopback in /usr/lib/cni) of the CRI test's pods.
-TEST_PACKAGES := busybox-static runc libseccomp2 procps linux-libc-dev util-linux iproute2
+# CNI plugins (bridge, host-local, loopback in /usr/lib/cni) of the CRI test's pods. passwd and uidmap:
+# the rootless tests' unprivileged user (useradd, usermod) and its subordinate ids (newuidmap, newgidmap).
+TEST_PACKAGES := busybox-static runc libseccomp2 procps linux-libc-dev util-linux iproute2 passwd uidmap
 BENCH_PACKAGES := crun
 E2E_PACKAGES := podman containerd buildah bsdutils containernetworking-plugins
 # docker.io without its recommends: they include cgroupfs-mount, which would mount every v1 hierarchy
