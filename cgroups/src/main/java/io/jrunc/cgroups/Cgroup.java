@@ -104,9 +104,7 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
         try {
             for (Hierarchy hierarchy : hierarchies.hierarchies()) {
                 if (!hierarchy.isUnified()) {
-                    if (leftOut == null) {
-                        leftOut = "jrunc does not use the host's cgroup v1 hierarchies for a rootless container";
-                    }
+                    leftOut = V1_LEFT_OUT; // the reason a v1 limit is refused, ahead of any v2 failure
                     continue;
                 }
                 Path directory = resolved.directory(hierarchy.key());
@@ -117,7 +115,9 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
                     if (hierarchy.required() && (pathGiven || !isPermissionError(e))) {
                         throw e;
                     }
-                    leftOut = e.getMessage();
+                    if (leftOut == null) {
+                        leftOut = e.getMessage();
+                    }
                 }
             }
             Cgroup cgroup = open(CgroupLocation.of(hierarchies.mode(), made));
@@ -152,6 +152,9 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
         return e.getCause() instanceof java.nio.file.FileSystemException f && f.getReason() != null
                 && (f.getReason().equals("Read-only file system") || f.getReason().equals("Operation not permitted"));
     }
+
+    private static final String V1_LEFT_OUT =
+            "jrunc does not use the host's cgroup v1 hierarchies for a rootless container, since only root may write them";
 
     /**
      * Marks a cgroup opened from a saved location as a rootless container's, for {@link #apply}
