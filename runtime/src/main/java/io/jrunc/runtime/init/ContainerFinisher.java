@@ -78,11 +78,18 @@ public final class ContainerFinisher {
                 contexts.forEach(FileDescriptors::closeQuietly);
                 contexts.clear();
             }
-            if (!viaChain && inUserNamespace()) {
-                // Inside a user namespace the kernel mounts procfs only in a mount namespace where a
-                // procfs is already fully visible ("mount too revealing" otherwise), and the
-                // container's holds none after pivot_root: make the mounts here, in the runtime's
-                // namespace, which has the host's /proc, and attach them from inside below.
+            boolean userns = inUserNamespace() || !Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/user"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns/user")));
+            if (viaChain && userns) {
+                throw new IllegalStateException("procfs cannot be mounted for a container in a user namespace on this"
+                        + " kernel: it needs procfs's pidns= parameter (Linux 6.18), since inside a user namespace the"
+                        + " kernel mounts procfs only where one is fully visible");
+            }
+            if (userns) {
+                // In a mount namespace owned by a user namespace other than the initial one, the kernel
+                // mounts procfs only where a procfs is already fully visible ("mount too revealing"
+                // otherwise), and the container's holds none after pivot_root: make the mounts here,
+                // in the runtime's namespace, which has the host's /proc, and attach them from inside.
                 for (int i = 0; i < contexts.size(); i++) {
                     premade.add(MountApi.mount(contexts.get(i), "proc", attributes(prepared.procMounts().get(i).options())));
                 }
