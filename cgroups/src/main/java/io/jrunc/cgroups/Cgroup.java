@@ -96,49 +96,7 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
 
     static Cgroup createRootless(CgroupsPath path, boolean pathGiven, CgroupHierarchies hierarchies,
             java.util.function.Consumer<CgroupLocation> beforeMaking) throws CgroupException {
-        CgroupLocation resolved = path.resolve(hierarchies);
-        beforeMaking.accept(resolved);
-        CgroupDirectoryBuilder builder = new CgroupDirectoryBuilder();
-        String leftOut = null;
-        Map<String, Path> made = new LinkedHashMap<>();
-        try {
-            for (Hierarchy hierarchy : hierarchies.hierarchies()) {
-                if (!hierarchy.isUnified()) {
-                    leftOut = V1_LEFT_OUT; // the reason a v1 limit is refused, ahead of any v2 failure
-                    continue;
-                }
-                Path directory = resolved.directory(hierarchy.key());
-                try {
-                    builder.build(hierarchy, directory, hierarchies.mode() == CgroupMode.UNIFIED);
-                    made.put(hierarchy.key(), directory);
-                } catch (CgroupException e) {
-                    if (hierarchy.required() && (pathGiven || !isPermissionError(e))) {
-                        throw e;
-                    }
-                    if (leftOut == null) {
-                        leftOut = e.getMessage();
-                    }
-                }
-            }
-            Cgroup cgroup = open(CgroupLocation.of(hierarchies.mode(), made));
-            cgroup.createdIn = hierarchies;
-            cgroup.rootless = true;
-            cgroup.leftOutBecause = leftOut;
-            Map<String, Path> joined = new LinkedHashMap<>();
-            made.forEach((key, directory) -> {
-                if (!builder.made(directory)) {
-                    joined.put(key, directory);
-                }
-            });
-            int processes = joined.isEmpty() ? 0 : open(CgroupLocation.of(hierarchies.mode(), joined)).processes().size();
-            if (processes != 0) {
-                throw new CgroupException("container's cgroup is not empty: " + processes + " process(es) found");
-            }
-            return cgroup;
-        } catch (CgroupException | RuntimeException e) {
-            builder.undo();
-            throw e;
-        }
+        return create(path, hierarchies, beforeMaking, true, pathGiven);
     }
 
     /** runc's isIgnorableError: EPERM, EACCES or EROFS, from a write or from Java's mkdir. */
@@ -171,25 +129,47 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
 
     private static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies,
             java.util.function.Consumer<CgroupLocation> beforeMaking) throws CgroupException {
+        return create(path, hierarchies, beforeMaking, false, true);
+    }
+
+    /**
+     * Makes (or joins) the directories; with {@code rootless}, by {@link #createRootless}'s rules
+     * ({@code pathGiven}: the config named a cgroupsPath).
+     */
+    private static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies,
+            java.util.function.Consumer<CgroupLocation> beforeMaking, boolean rootless, boolean pathGiven)
+            throws CgroupException {
         CgroupLocation resolved = path.resolve(hierarchies);
         beforeMaking.accept(resolved);
         CgroupDirectoryBuilder builder = new CgroupDirectoryBuilder();
+        String leftOut = null;
         try {
             Map<String, Path> made = new LinkedHashMap<>();
             for (Hierarchy hierarchy : hierarchies.hierarchies()) {
+                if (rootless && !hierarchy.isUnified()) {
+                    leftOut = V1_LEFT_OUT; // the reason a v1 limit is refused, ahead of any v2 failure
+                    continue;
+                }
                 Path directory = resolved.directory(hierarchy.key());
                 try {
                     builder.build(hierarchy, directory, hierarchies.mode() == CgroupMode.UNIFIED);
                     made.put(hierarchy.key(), directory);
                 } catch (CgroupException e) {
-                    if (hierarchy.required()) {
+                    // runc joins named hierarchies and hybrid's v2 "if it can", and a rootless container
+                    // without a cgroupsPath whatever its user may not write: leave this one out
+                    boolean leaveOut = !hierarchy.required() || (rootless && !pathGiven && isPermissionError(e));
+                    if (!leaveOut) {
                         throw e;
                     }
-                    // runc joins named hierarchies and hybrid's v2 "if it can": leave this one out.
+                    if (rootless && leftOut == null) {
+                        leftOut = e.getMessage();
+                    }
                 }
             }
             Cgroup cgroup = open(CgroupLocation.of(hierarchies.mode(), made));
             cgroup.createdIn = hierarchies;
+            cgroup.rootless = rootless;
+            cgroup.leftOutBecause = leftOut;
             // Only a cgroup that was there already can hold processes: reading every cgroup.procs and
             // listing every directory of a new one cost create ~5 ms for nothing.
             Map<String, Path> joined = new LinkedHashMap<>();
