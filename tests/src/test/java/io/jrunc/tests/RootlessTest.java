@@ -235,6 +235,33 @@ class RootlessTest {
         assertFalse(Files.exists(Path.of("/sys/fs/cgroup/pids/rl-limit")));
     }
 
+    /**
+     * uid 0 in a user namespace someone else made (podman run by a user runs its runtime so, with no
+     * "user" namespace in config.json): devices bound, procfs made, setgroups denied, no cgroup, exec.
+     */
+    @Test
+    void rootInAUserNamespaceMadeByAnotherRunsAConfigWithoutOne() throws IOException {
+        Path b = bundle();
+        script(b, "id -u; cat /proc/self/uid_map; test -c /dev/null && echo x > /dev/null && echo null-ok;"
+                + " grep -c '^' /proc/1/status >/dev/null && echo proc-ok");
+        ObjectNode c = config(b);
+        ObjectNode linux = (ObjectNode) c.get("linux");
+        ArrayNode kept = Jrunc.JSON.createArrayNode();
+        linux.get("namespaces").forEach(ns -> {
+            if (!ns.get("type").asText().equals("user")) {
+                kept.add(ns);
+            }
+        });
+        linux.set("namespaces", kept);
+        linux.remove(List.of("uidMappings", "gidMappings"));
+        write(b, c);
+        Result r = user.run(Map.of(), null, List.of("unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+                "cd '" + b + "' && " + jrunc() + " run rl-inside")).ok();
+        List<String> out = r.stdout().lines().map(String::strip).toList();
+        assertEquals(List.of("0", "0 " + user.uid() + " 1", "null-ok", "proc-ok"),
+                List.of(out.get(0), out.get(1).replaceAll("\\s+", " "), out.get(2), out.get(3)), r.describe("inside"));
+    }
+
     @Test
     void aConfigWithoutAUserNamespaceIsRefused() throws IOException {
         Path b = bundle();
