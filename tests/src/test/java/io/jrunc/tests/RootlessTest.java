@@ -194,6 +194,39 @@ class RootlessTest {
         assertFalse(Files.exists(stateRoot().resolve("rl-bg")));
     }
 
+    /** SIGTERM to the user's `jrunc run` reaches the container's process through the re-executed jrunc. */
+    @Test
+    void runForwardsSignalsThroughTheStage() throws Exception {
+        Path b = bundle();
+        script(b, "trap 'echo got-term; exit 7' TERM; echo ready; sleep 100 & wait");
+        Path out = work.resolve("sig.out");
+        List<String> command = List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--init-groups",
+                "--", "sh", "-c", "cd '" + b + "' && exec " + jrunc() + " run rl-sig");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.environment().clear();
+        pb.environment().putAll(user.environment());
+        Process run = pb.start();
+        try {
+            Wait.until(java.time.Duration.ofSeconds(30), "the container to be ready",
+                    () -> Files.exists(out) && readQuietly(out).contains("ready"));
+            root("kill", "-TERM", Long.toString(run.pid()));
+            assertTrue(run.waitFor(20, java.util.concurrent.TimeUnit.SECONDS), "jrunc run ended");
+            assertEquals(7, run.exitValue(), readQuietly(out));
+            assertTrue(readQuietly(out).contains("got-term"), readQuietly(out));
+        } finally {
+            run.destroyForcibly();
+        }
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
     /**
      * A bind of a nosuid,nodev source keeps both flags read-only (inside the user namespace the kernel
      * locks them), and a config that asks to clear one is refused with the mount named.
