@@ -37,11 +37,20 @@ public final class HostIds {
 
     /**
      * The maps of the user namespace {@code pid} is in, read from the host's /proc: uid_map and gid_map
-     * show the second column in the reader's user namespace (user_namespaces(7)), so read by the runtime
-     * they give host ids, also for a namespace nested in another.
+     * show the second column in the reader's user namespace when it is another (user_namespaces(7)), so
+     * read by the runtime they give its ids, also for a namespace nested in another.
      */
     public static HostIds read(int pid) {
         Path proc = Path.of("/proc", Integer.toString(pid));
+        try {
+            // A reader in the same user namespace (a rootless runtime's stage) is shown the parent's
+            // ids, which are not its own: to it the container's ids are its ids.
+            if (Files.readSymbolicLink(proc.resolve("ns/user")).equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns/user")))) {
+                return IDENTITY;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(proc.resolve("ns/user").toString(), e);
+        }
         return new HostIds(parse(proc.resolve("uid_map")), parse(proc.resolve("gid_map")));
     }
 
