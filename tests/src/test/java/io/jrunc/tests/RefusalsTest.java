@@ -32,13 +32,6 @@ class RefusalsTest {
     void everyRefusalTheReadmeListsHappensAndNoOther(Sandbox sb) throws Exception {
         Map<String, String> seen = new TreeMap<>();
 
-        refuseConfig(sb, seen, "a user namespace with its mappings", b -> {
-            namespaces(b).addObject().put("type", "user");
-            b.config().withObjectProperty("linux").putArray("uidMappings")
-                    .addObject().put("containerID", 0).put("hostID", 100000).put("size", 65536);
-            b.config().withObjectProperty("linux").putArray("gidMappings")
-                    .addObject().put("containerID", 0).put("hostID", 100000).put("size", 65536);
-        });
         refuseConfig(sb, seen, "time offsets", b -> {
             namespaces(b).addObject().put("type", "time");
             b.config().withObjectProperty("linux").putObject("timeOffsets").putObject("monotonic").put("secs", 10);

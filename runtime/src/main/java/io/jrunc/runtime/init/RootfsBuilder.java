@@ -32,11 +32,18 @@ public final class RootfsBuilder {
     private final Spec spec;
     private final Path rootfs;
     private final CgroupMounts cgroupMounts;
+    private final HostIds hostIds;
 
     public RootfsBuilder(Spec spec, Path rootfs, CgroupMounts cgroupMounts) {
+        this(spec, rootfs, cgroupMounts, HostIds.IDENTITY);
+    }
+
+    /** @param hostIds the host's ids behind the container's, for what this thread makes with the container's ids */
+    public RootfsBuilder(Spec spec, Path rootfs, CgroupMounts cgroupMounts, HostIds hostIds) {
         this.spec = spec;
         this.rootfs = rootfs;
         this.cgroupMounts = cgroupMounts;
+        this.hostIds = hostIds;
     }
 
     /** The default devices every container gets (runtime-spec config-linux.md "Default Devices"). */
@@ -248,7 +255,7 @@ public final class RootfsBuilder {
             }
         } else {
             createDirectory(dest);
-            String data = options.data().isEmpty() ? null : options.data();
+            String data = hostIds.mountData(type, options.data().isEmpty() ? null : options.data(), where + ".options");
             String source = m.source() == null || m.source().isEmpty() ? type : m.source();
             if (options.copyUp()) {
                 if (!type.equals("tmpfs")) {
@@ -339,8 +346,8 @@ public final class RootfsBuilder {
                     bindDevice(d, dest);
                     continue;
                 }
-                FileDescriptors.chown(dest.toString(), d.uid() == null ? 0 : d.uid().intValue(),
-                        d.gid() == null ? 0 : d.gid().intValue());
+                FileDescriptors.chown(dest.toString(), hostIds.uid(d.uid() == null ? 0 : d.uid()),
+                        hostIds.gid(d.gid() == null ? 0 : d.gid()));
             }
         } finally {
             FsContext.umask(old);
