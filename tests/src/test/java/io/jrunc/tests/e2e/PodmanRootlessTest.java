@@ -136,6 +136,16 @@ class PodmanRootlessTest {
             }
             leftovers.addAll(E2eHost.killProcessesMentioning(work.toString()));
             E2eHost.deleteTree(work);
+            // what podman and the runtime made in XDG_RUNTIME_DIR, once empty (a directory still in
+            // use by someone else's run of the user is not)
+            for (Path dir : List.of(user.runtimeDir().resolve("libpod/tmp"), user.runtimeDir().resolve("libpod"),
+                    user.runtimeDir().resolve("containers"), runtimeRoot)) {
+                try {
+                    Files.deleteIfExists(dir);
+                } catch (IOException notEmpty) {
+                    // in use
+                }
+            }
             assertEquals(List.of(), leftovers, "processes left behind");
             assertEquals(List.of(), states, "runtime state left behind in " + runtimeRoot);
         }
