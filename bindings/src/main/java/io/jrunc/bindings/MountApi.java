@@ -65,7 +65,7 @@ public final class MountApi {
         return (int) Syscalls.call("fsmount", fsType, SyscallNumbers.FSMOUNT, context, FSMOUNT_CLOEXEC, attributes);
     }
 
-    private static final int OPEN_TREE_CLONE = 1, AT_EMPTY_PATH = 0x1000;
+    private static final int OPEN_TREE_CLONE = 1, AT_EMPTY_PATH = 0x1000, AT_RECURSIVE = 0x8000;
 
     /**
      * A detached copy of one mount, close-on-exec: the mount at {@code path} or, with a null path, the
@@ -75,10 +75,23 @@ public final class MountApi {
      * clone_mnt). An unbindable mount cannot be copied (EINVAL).
      */
     public static int cloneMount(int fd, String path) {
+        return cloneMount(fd, path, 0);
+    }
+
+    /**
+     * As {@link #cloneMount}, with every mount below it (AT_RECURSIVE). Inside a user namespace the
+     * kernel copies a mount whose submounts it has locked (those inherited from a more privileged
+     * namespace) only so, together: alone it would reveal what they cover (EINVAL).
+     */
+    public static int cloneTree(int fd, String path) {
+        return cloneMount(fd, path, AT_RECURSIVE);
+    }
+
+    private static int cloneMount(int fd, String path, int extra) {
         try (Arena arena = Arena.ofConfined()) {
             return (int) Syscalls.call("open_tree", path == null ? "fd " + fd : path, SyscallNumbers.OPEN_TREE,
                     path == null ? fd : FileDescriptors.AT_FDCWD, arena.allocateFrom(path == null ? "" : path).address(),
-                    OPEN_TREE_CLONE | FileDescriptors.O_CLOEXEC | (path == null ? AT_EMPTY_PATH : 0));
+                    OPEN_TREE_CLONE | FileDescriptors.O_CLOEXEC | (path == null ? AT_EMPTY_PATH : 0) | extra);
         }
     }
 

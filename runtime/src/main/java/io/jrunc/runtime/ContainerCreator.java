@@ -69,6 +69,7 @@ public final class ContainerCreator {
     public static Container create(Path root, CreateOptions options, boolean systemdCgroup, Spec spec) {
         Path bundle = options.bundle().toAbsolutePath().normalize();
         refuseUnsupported(spec, systemdCgroup);
+        io.jrunc.runtime.init.SetgroupsDenial.read();
         FilterCompilation filter = ContainerSeccomp.startCompile(spec, root);
         boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
         if (terminal && options.consoleSocket() == null && options.consoleFd() < 0) {
@@ -104,8 +105,12 @@ public final class ContainerCreator {
         ChildReport report = new ChildReport();
         try {
             // recorded before a directory is made: a create killed from here on is undone by delete
-            cgroup = Cgroup.create(CgroupsPath.of(spec.linux() == null ? null : spec.linux().cgroupsPath(),
-                    options.id(), systemdCgroup), location -> CreateJournal.recordCgroup(dir.path(), location));
+            String cgroupsPath = spec.linux() == null ? null : spec.linux().cgroupsPath();
+            CgroupsPath path = CgroupsPath.of(cgroupsPath, options.id(), systemdCgroup);
+            cgroup = Rootless.cgroups()
+                    ? Cgroup.createRootless(path, cgroupsPath != null && !cgroupsPath.isEmpty(),
+                            location -> CreateJournal.recordCgroup(dir.path(), location))
+                    : Cgroup.create(path, location -> CreateJournal.recordCgroup(dir.path(), location));
             // A long-lived creator (the guest agent) moves the child instead of itself.
             boolean moveChild = options.cgroupEntry() == ChildCgroupEntry.CHILD_MOVED
                     && cgroup.mode() == CgroupMode.UNIFIED;

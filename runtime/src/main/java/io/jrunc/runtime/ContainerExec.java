@@ -29,6 +29,7 @@ public final class ContainerExec {
 
     /** Runs the exec; returns the exit status for a foreground exec, 0 for a detached one. */
     public static int exec(Container container, ExecOptions options) throws Exception {
+        io.jrunc.runtime.init.SetgroupsDenial.read();
         Status status = container.status();
         if (status == Status.STOPPED) {
             throw new ContainerException("cannot exec in a stopped container");

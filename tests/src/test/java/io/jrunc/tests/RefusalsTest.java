@@ -53,7 +53,6 @@ class RefusalsTest {
 
         Bundle plain = sb.bundle().args("sleep", "600").write();
         refuse(sb, seen, "--systemd-cgroup", plain.dir(), List.of("--systemd-cgroup"), "create", sb.id("sd"));
-        refuse(sb, seen, "--rootless", plain.dir(), List.of("--rootless", "true"), "create", sb.id("rl"));
         refuse(sb, seen, "--pidfd-socket", plain.dir(), List.of(), "create", "--pidfd-socket",
                 sb.file("pidfd.sock").toString(), sb.id("pf"));
         refuse(sb, seen, "update with Intel RDT", plain.dir(), List.of(), "update", "--l3-cache-schema", "L3:0=f",

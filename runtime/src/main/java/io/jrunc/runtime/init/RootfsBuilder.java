@@ -242,9 +242,9 @@ public final class RootfsBuilder {
                 createFile(dest);
             }
             Mounts.mount(source, dest.toString(), "bind", MS_BIND | (options.recursiveBind() ? MS_REC : 0), null);
-            if (options.remountFlags() != 0) {
-                Mounts.mount(null, dest.toString(), null, MS_BIND | MS_REMOUNT | options.remountFlags()
-                        | lockedFlags(dest), null);
+            long cleared = MountOptions.clearedFlags(m.options());
+            if (options.remountFlags() != 0 || cleared != 0) {
+                LockedFlags.remountBind(where, source, dest, options.remountFlags(), cleared);
             }
         } else {
             createDirectory(dest);
@@ -264,7 +264,7 @@ public final class RootfsBuilder {
                 // to a recursive bind of the host's /sys for the same reason.
                 if (type.equals("sysfs") && e.is(Errno.EPERM)) {
                     Mounts.mount("/sys", dest.toString(), null, MS_BIND | MS_REC, null);
-                    Mounts.mount(null, dest.toString(), null, MS_BIND | MS_REMOUNT | MS_RDONLY | lockedFlags(dest), null);
+                    LockedFlags.remountBind(where, "/sys", dest, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
                 } else {
                     throw e;
                 }
@@ -284,7 +284,24 @@ public final class RootfsBuilder {
         return StatFs.mountFlags(mountPoint.toString()) & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME);
     }
 
+    /**
+     * A device the kernel will not let the container make: an empty file with the host's node of the
+     * same path bound onto it, as runc and crun do in a user namespace (mknod of a device needs
+     * CAP_MKNOD in the initial one). The node keeps the host's owner and mode.
+     */
+    private static void bindDevice(LinuxDevice d, Path dest) {
+        if (!Files.exists(Path.of(d.path()))) {
+            throw new IllegalArgumentException("linux.devices: " + d.path() + " cannot be made in a user namespace"
+                    + " and the host has no node at that path to bind");
+        }
+        createFile(dest);
+        Mounts.mount(d.path(), dest.toString(), "bind", MS_BIND, null);
+    }
+
     private void createDevices() {
+        // In a user namespace other than the initial one mknod of a device always fails (EPERM):
+        // bind from the start rather than try each node.
+        boolean bindDevices = ContainerFinisher.inUserNamespace();
         List<LinuxDevice> devices = new ArrayList<>(DEFAULT_DEVICES);
         if (spec.linux() != null && spec.linux().devices() != null) {
             devices.addAll(spec.linux().devices());
@@ -308,7 +325,20 @@ public final class RootfsBuilder {
                 int mode = d.fileMode() == null ? 0666 : d.fileMode().intValue();
                 long major = d.major() == null ? 0 : d.major();
                 long minor = d.minor() == null ? 0 : d.minor();
-                FileDescriptors.mknod(dest.toString(), kind | (mode & 07777), FileDescriptors.makedev(major, minor));
+                if (bindDevices) {
+                    bindDevice(d, dest);
+                    continue;
+                }
+                try {
+                    FileDescriptors.mknod(dest.toString(), kind | (mode & 07777), FileDescriptors.makedev(major, minor));
+                } catch (ErrnoException e) {
+                    if (!e.is(Errno.EPERM)) {
+                        throw e;
+                    }
+                    bindDevices = true; // the kernel refuses device nodes here: every later one is a bind too
+                    bindDevice(d, dest);
+                    continue;
+                }
                 FileDescriptors.chown(dest.toString(), d.uid() == null ? 0 : d.uid().intValue(),
                         d.gid() == null ? 0 : d.gid().intValue());
             }
