@@ -238,15 +238,17 @@ demo: build
 	@scripts/demo.sh $(JRUNC) $(BUILD)/demo-bundle $(BUILD)/demo-root
 
 # jrunc against runc and crun on one busybox bundle, runs interleaved: foreground run, create + start +
-# wait + delete, resident memory of a created container (scripts/bench.sh, docs/PERFORMANCE.md). BENCH_N
+# wait + delete, resident memory of a created container, create with seccomp, run with a user namespace (scripts/bench.sh, docs/PERFORMANCE.md). BENCH_N
 # runs per runtime for the first two, BENCH_MEM_N for memory, BENCH_PAIRS create pairs with and without
-# seccomp (default max(BENCH_N, 21)). Needs root; no network once installed.
+# seccomp (default max(BENCH_N, 21)), BENCH_USERNS_PAIRS run pairs with and without a user namespace
+# (jrunc and runc; default BENCH_PAIRS). Needs root; no network once installed.
 BENCH_N ?= 15
 BENCH_MEM_N ?= 3
 BENCH_PAIRS ?=
+BENCH_USERNS_PAIRS ?=
 bench: build
 	$(call apt-ensure,$(TEST_PACKAGES) $(BENCH_PACKAGES))
-	@scripts/bench.sh $(JRUNC) $(BUILD)/bench $(BENCH_N) $(BENCH_MEM_N) $(BENCH_PAIRS)
+	@scripts/bench.sh $(JRUNC) $(BUILD)/bench $(BENCH_N) $(BENCH_MEM_N) "$(BENCH_PAIRS)" "$(BENCH_USERNS_PAIRS)"
 
 # containerd's runc shim + runc, the runc shim driving jrunc, and containerd-shim-jrunc-v2's host back end,
 # interleaved in one run against a private containerd: `ctr run --rm` and `ctr task exec` medians of

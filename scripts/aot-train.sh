@@ -52,4 +52,4 @@ for id in control-a control-b control-c; do
   # shellcheck disable=SC2086
   $java $flags -cp "$lib/jrunc.jar" io.jrunc.cli.Main --root "$root" delete --force "$id" >/dev/null 2>&1 || true
 done
-rm -rf "$work/long" "$work/short" "$work/seccomp"
+rm -rf "$work/long" "$work/short" "$work/short-userns" "$work/seccomp"

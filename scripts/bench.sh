@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: bench.sh JRUNC WORKDIR [N] [MEM_N] [PAIRS]
+# Usage: bench.sh JRUNC WORKDIR [N] [MEM_N] [PAIRS] [USERNS_PAIRS]
 # Compares JRUNC with runc and crun in one run on one busybox bundle whose process is /bin/true, each
 # runtime with its own --root, runs interleaved (jrunc, runc, crun, jrunc, ...) after one untimed
 # warm-up round. Prints medians, minima and the ratios jrunc/runc and jrunc/crun of:
@@ -17,6 +17,14 @@
 #       jrunc keeps compiled programs in its root, so every create but the first finds the profile's
 #       there; for jrunc each pair has a third create with that cache removed first ("compiled
 #       afresh", and "its cost" against the pair's plain create).
+#   (e) `run` of the bundle as it is and of the same bundle with a user namespace (container ids
+#       0-65535 on the host's 100000-165535, a copy of the rootfs owned by those ids, as a user
+#       namespace's rootfs must be), jrunc and runc only, in interleaved pairs (USERNS_PAIRS, default
+#       PAIRS), the order alternating from pair to pair; "the userns's cost" is the median of the pairs'
+#       differences, and the line after the table compares jrunc's with runc's (the goal: jrunc's extra
+#       cost at most runc's plus 5 ms). A runtime that refuses the user namespace is named, with its
+#       message, and (e) goes on without it. USERNS_PAIRS = 0 leaves (e) out; N = MEM_N = PAIRS = 0
+#       runs (e) alone.
 # crun 1.8.1 refuses a hybrid cgroup host (cgroup2 at /sys/fs/cgroup/unified with a controller), even
 # with --cgroup-manager=disabled: its check comes before the manager is chosen. On such a host crun runs
 # in a private mount namespace without that mount, where it sees a cgroup v1 host and uses the same v1
@@ -24,7 +32,7 @@
 # mount namespace) so all pay the same extra exec. Needs root, busybox-static and runc; crun is skipped
 # when missing or not runnable. Leaves nothing behind (checked at the end). docs/PERFORMANCE.md.
 set -euo pipefail
-jrunc=$(readlink -f "$1") work=$(readlink -m "$2") n=${3:-15} mem_n=${4:-3} pairs=${5:-}
+jrunc=$(readlink -f "$1") work=$(readlink -m "$2") n=${3:-15} mem_n=${4:-3} pairs=${5:-} userns_pairs=${6:-}
 [ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 1; }
 command -v runc >/dev/null || { echo "bench: runc not found (make deps)" >&2; exit 1; }
 [ -x "$jrunc" ] || { echo "bench: $jrunc is not executable (make build)" >&2; exit 1; }
@@ -34,7 +42,7 @@ bundle=$work/bundle
 runtimes=(jrunc runc crun)
 declare -A bin=([jrunc]=$jrunc [runc]=$(command -v runc) [crun]=$(command -v crun || true))
 declare -A prefix=([jrunc]= [runc]= [crun]=)
-holder= crun_note=
+holder= crun_note= userns_note=
 started=$(date +%s)
 
 cleanup() {
@@ -69,6 +77,17 @@ mkdir -p "$seccomp_bundle"
   "$(dirname "$0")/../seccomp/src/test/resources/profiles/podman-default.json" |
   sed -e "s|\"path\": \"rootfs\"|\"path\": \"$bundle/rootfs\"|" >"$seccomp_bundle/config.json"
 grep -q "\"path\": \"$bundle/rootfs\"" "$seccomp_bundle/config.json" || { echo "bench: cannot edit config.json" >&2; exit 1; }
+# (e)'s second bundle: a user namespace first in the list, one 65536-id range for uids and gids, and a
+# rootfs of its own owned by the mapped root (container root must be able to create its mount points).
+userns_bundle=$work/bundle-userns userns_host=100000 userns_size=65536
+mkdir -p "$userns_bundle"
+cp -a "$bundle/rootfs" "$userns_bundle/rootfs"
+chown -R "$userns_host:$userns_host" "$userns_bundle/rootfs"
+map="[{\"containerID\": 0, \"hostID\": $userns_host, \"size\": $userns_size}]"
+sed -e $'/^\t"linux": {/a\\\n\t\t"uidMappings": '"$map"$',\\\n\t\t"gidMappings": '"$map"$',' \
+  -e $'/^\t\t"namespaces": \\[/a\\\n\t\t\t{"type": "user"},' "$bundle/config.json" >"$userns_bundle/config.json"
+grep -q '{"type": "user"}' "$userns_bundle/config.json" && grep -q '"uidMappings"' "$userns_bundle/config.json" ||
+  { echo "bench: cannot edit config.json" >&2; exit 1; }
 
 # rt_cmd RUNTIME ARGS...: the runtime with its prefix and root, output to WORK/out (kept on failure).
 rt_cmd() {
@@ -193,6 +212,23 @@ bench_seccomp() {  # (d)
   fi
 }
 
+bench_userns() {  # (e)
+  local rt=$1 id=$2 i=$3 plain userns step order t0
+  # alternating, as (d) rotates, so that neither run is always the one after the other's delete
+  case $((i % 2)) in 1) order="p u" ;; *) order="u p" ;; esac
+  for step in $order; do
+    t0=${EPOCHREALTIME/./}
+    case $step in
+      p) rt_cmd "$rt" run --bundle "$bundle" "$id-p" || { failed "$rt" "$id-p"; return 0; }
+         plain=$(( ${EPOCHREALTIME/./} - t0 )) ;;
+      u) rt_cmd "$rt" run --bundle "$userns_bundle" "$id-u" || { failed "$rt" "$id-u"; return 0; }
+         userns=$(( ${EPOCHREALTIME/./} - t0 )) ;;
+    esac
+  done
+  sample usernsplain "$rt" "$plain"; sample usernsrun "$rt" "$userns"
+  sample usernscost "$rt" $((userns - plain))
+}
+
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 load_before=$(load)
 echo "warm-up round..."
@@ -215,6 +251,28 @@ echo "(d) create without and with podman's seccomp profile: $pairs pairs of ${ru
 for i in $(seq "$pairs"); do
   for rt in "${runtimes[@]}"; do bench_seccomp "$rt" "$tag-d-$rt-$i" "$i"; done
 done
+[ -n "$userns_pairs" ] || userns_pairs=$pairs
+# (e) is jrunc's and runc's; a runtime that refuses a user namespace (a build without support) is named
+# with its message and left out of (e) rather than counted as a failure.
+userns_runtimes=()
+if [ "$userns_pairs" -gt 0 ]; then
+  for rt in jrunc runc; do
+    if ${prefix[$rt]} "${bin[$rt]}" --root "$work/root-$rt" run --bundle "$userns_bundle" "$tag-e-probe" \
+        >"$work/out" 2>&1 </dev/null; then
+      userns_runtimes+=("$rt")
+    else
+      ${prefix[$rt]} "${bin[$rt]}" --root "$work/root-$rt" delete --force "$tag-e-probe" >/dev/null 2>&1 || true
+      userns_note+="  (e): $rt refused the user namespace, left out of (e): $(grep -v '^$' "$work/out" | head -1)"$'\n'
+    fi
+  done
+  echo "(e) run without and with a user namespace: $userns_pairs pairs of ${userns_runtimes[*]:-no runtime}..."
+  [ -n "$userns_note" ] && printf '%s' "$userns_note"
+  if [ ${#userns_runtimes[@]} -gt 0 ]; then
+    for i in $(seq "$userns_pairs"); do
+      for rt in "${userns_runtimes[@]}"; do bench_userns "$rt" "$tag-e-$rt-$i" "$i"; done
+    done
+  fi
+fi
 load_after=$(load)
 
 # stat METRIC RUNTIME: "median min" of the samples (median of an even count: mean of the middle two).
@@ -279,6 +337,20 @@ interval() {
 }
 interval seccompcost jrunc "jrunc's seccomp cost"
 interval seccompcoldcost jrunc "jrunc's cost compiled afresh"
+row "(e) run, no userns" usernsplain ms
+row "    with a userns" usernsrun ms
+row "    the userns's cost" usernscost ms
+interval usernscost jrunc "jrunc's userns cost"
+interval usernscost runc "runc's userns cost"
+# (e)'s goal: a user namespace may cost jrunc at most 5 ms more than it costs runc.
+if [ -f "$work/samples/usernscost.jrunc" ] && [ -f "$work/samples/usernscost.runc" ]; then
+  read -r jcost _ <<<"$(stat usernscost jrunc)"
+  read -r rcost _ <<<"$(stat usernscost runc)"
+  awk -v j="$jcost" -v r="$rcost" 'BEGIN { d = (j - r) / 1000
+    printf "  (e) a user namespace costs jrunc %.1f ms, runc %.1f ms: jrunc %+.1f ms against runc (goal: at most +5 ms): %s\n",
+      j / 1000, r / 1000, d, d <= 5 ? "met" : "NOT met" }'
+fi
+[ -n "$userns_note" ] && printf '%s' "$userns_note"
 echo "kB (median, min)"
 row "(c) VmRSS created" VmRSS kB
 row "    RssAnon" RssAnon kB

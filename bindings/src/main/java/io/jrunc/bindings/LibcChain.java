@@ -60,11 +60,25 @@ public final class LibcChain implements AutoCloseable {
 
     private record Step(MemorySegment function, long[] args, boolean unblocked) {}
 
-    private final Arena arena = Arena.ofConfined();
+    private final Arena arena;
     private final List<Step> steps = new ArrayList<>();
     // a chain calls a handful of functions many times (syscall above all): one symbol lookup each
     private final java.util.Map<String, MemorySegment> addresses = new java.util.HashMap<>();
     private boolean unblocked;
+
+    /** A chain whose memory is freed by {@link #close}, on the thread that built it. */
+    public LibcChain() {
+        this(Arena.ofConfined());
+    }
+
+    /**
+     * A chain whose memory (steps, stacks, arguments) is {@code arena}'s: for a CLONE_VM child that
+     * outlives the building thread's use of it, with an arena that lives until the child is reaped
+     * (an automatic one, kept reachable until then). {@link #close} closes the arena.
+     */
+    public LibcChain(Arena arena) {
+        this.arena = arena;
+    }
 
     /** Adds a call of {@code symbol} with up to six integer or pointer arguments. */
     public LibcChain call(String symbol, long... args) {

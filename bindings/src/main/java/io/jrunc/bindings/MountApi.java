@@ -65,7 +65,7 @@ public final class MountApi {
         return (int) Syscalls.call("fsmount", fsType, SyscallNumbers.FSMOUNT, context, FSMOUNT_CLOEXEC, attributes);
     }
 
-    private static final int OPEN_TREE_CLONE = 1, AT_EMPTY_PATH = 0x1000;
+    private static final int OPEN_TREE_CLONE = 1, AT_EMPTY_PATH = 0x1000, AT_RECURSIVE = 0x8000;
 
     /**
      * A detached copy of one mount, close-on-exec: the mount at {@code path} or, with a null path, the
@@ -75,29 +75,29 @@ public final class MountApi {
      * clone_mnt). An unbindable mount cannot be copied (EINVAL).
      */
     public static int cloneMount(int fd, String path) {
+        return cloneMount(fd, path, 0);
+    }
+
+    /**
+     * As {@link #cloneMount}, with every mount below it (AT_RECURSIVE). Inside a user namespace the
+     * kernel copies a mount whose submounts it has locked (those inherited from a more privileged
+     * namespace) only so, together: alone it would reveal what they cover (EINVAL).
+     */
+    public static int cloneTree(int fd, String path) {
+        return cloneMount(fd, path, AT_RECURSIVE);
+    }
+
+    private static int cloneMount(int fd, String path, int extra) {
         try (Arena arena = Arena.ofConfined()) {
             return (int) Syscalls.call("open_tree", path == null ? "fd " + fd : path, SyscallNumbers.OPEN_TREE,
                     path == null ? fd : FileDescriptors.AT_FDCWD, arena.allocateFrom(path == null ? "" : path).address(),
-                    OPEN_TREE_CLONE | FileDescriptors.O_CLOEXEC | (path == null ? AT_EMPTY_PATH : 0));
+                    OPEN_TREE_CLONE | FileDescriptors.O_CLOEXEC | (path == null ? AT_EMPTY_PATH : 0) | extra);
         }
     }
 
-    public static final int OPEN_TREE_CLOEXEC = 02000000, AT_RECURSIVE = 0x8000, MOUNT_ATTR_IDMAP = 0x00100000,
-            MOUNT_ATTR_SIZE_VER0 = 32;
+    public static final int MOUNT_ATTR_IDMAP = 0x00100000, MOUNT_ATTR_SIZE_VER0 = 32;
     /** struct mount_attr (linux/mount.h): four 64-bit members. */
     static final long ATTR_SIZE = 32, ATTR_SET = 0, ATTR_CLR = 8, ATTR_PROPAGATION = 16, ATTR_USERNS_FD = 24;
-
-    /**
-     * A detached copy of the mount at {@code path}, close-on-exec, with its submounts when
-     * {@code recursive} (a bind's "rbind"): the source of an idmapped bind, which the kernel only lets
-     * a mount get while it is attached nowhere.
-     */
-    public static int cloneTree(String path, boolean recursive) {
-        try (Arena arena = Arena.ofConfined()) {
-            return (int) Syscalls.call("open_tree", path, SyscallNumbers.OPEN_TREE, FileDescriptors.AT_FDCWD,
-                    arena.allocateFrom(path).address(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
-        }
-    }
 
     /**
      * mount_setattr(2) with MOUNT_ATTR_IDMAP on the detached mount {@code mountFd} (and, when

@@ -35,6 +35,15 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
      */
     private CgroupHierarchies createdIn;
 
+    /**
+     * Rootless (runc's rootless cgroup manager): device rules that cannot be written are ignored, and
+     * a limit whose hierarchy the container did not get is refused with the reason ({@link #rootless}).
+     */
+    boolean rootless;
+
+    /** Why a hierarchy was left out at a rootless create (the first such failure), or null. */
+    String leftOutBecause;
+
     private final CgroupLocation location;
     final List<CgroupDirectory> directories;
     final CgroupFiles files;
@@ -71,31 +80,96 @@ public abstract sealed class Cgroup permits CgroupV1, CgroupV2 {
         return create(path, CgroupHierarchies.current(), beforeMaking);
     }
 
+    /**
+     * As {@link #create(CgroupsPath, java.util.function.Consumer)} for a rootless container, with runc's
+     * rootless rules: the host's cgroup v1 hierarchies are not touched (only root may write them, and
+     * they are never delegated to a user); a cgroup v2 directory is made where the user may write (a
+     * delegated subtree). When it cannot be, and the config gave no cgroupsPath ({@code pathGiven}
+     * false), the container goes without it: permission errors are ignored as runc ignores them, and
+     * {@link #apply} refuses any limit that would need it, saying why. A cgroupsPath the user cannot
+     * write fails as it does for root.
+     */
+    public static Cgroup createRootless(CgroupsPath path, boolean pathGiven,
+            java.util.function.Consumer<CgroupLocation> beforeMaking) throws CgroupException {
+        return createRootless(path, pathGiven, CgroupHierarchies.current(), beforeMaking);
+    }
+
+    static Cgroup createRootless(CgroupsPath path, boolean pathGiven, CgroupHierarchies hierarchies,
+            java.util.function.Consumer<CgroupLocation> beforeMaking) throws CgroupException {
+        return create(path, hierarchies, beforeMaking, true, pathGiven);
+    }
+
+    /** runc's isIgnorableError: EPERM, EACCES or EROFS, from a write or from Java's mkdir. */
+    static boolean isPermissionError(CgroupException e) {
+        if (e.errno() == Errno.EPERM || e.errno() == Errno.EACCES || e.errno() == Errno.EROFS) {
+            return true;
+        }
+        if (e.getCause() instanceof java.nio.file.AccessDeniedException) {
+            return true;
+        }
+        return e.getCause() instanceof java.nio.file.FileSystemException f && f.getReason() != null
+                && (f.getReason().equals("Read-only file system") || f.getReason().equals("Operation not permitted"));
+    }
+
+    private static final String V1_LEFT_OUT =
+            "jrunc does not use the host's cgroup v1 hierarchies for a rootless container, since only root may write them";
+
+    /**
+     * Marks a cgroup opened from a saved location as a rootless container's, for {@link #apply}
+     * (update): device rules that cannot be written are then ignored, as at create.
+     */
+    public final Cgroup asRootless() {
+        rootless = true;
+        return this;
+    }
+
     static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies) throws CgroupException {
         return create(path, hierarchies, location -> { });
     }
 
     private static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies,
             java.util.function.Consumer<CgroupLocation> beforeMaking) throws CgroupException {
+        return create(path, hierarchies, beforeMaking, false, true);
+    }
+
+    /**
+     * Makes (or joins) the directories; with {@code rootless}, by {@link #createRootless}'s rules
+     * ({@code pathGiven}: the config named a cgroupsPath).
+     */
+    private static Cgroup create(CgroupsPath path, CgroupHierarchies hierarchies,
+            java.util.function.Consumer<CgroupLocation> beforeMaking, boolean rootless, boolean pathGiven)
+            throws CgroupException {
         CgroupLocation resolved = path.resolve(hierarchies);
         beforeMaking.accept(resolved);
         CgroupDirectoryBuilder builder = new CgroupDirectoryBuilder();
+        String leftOut = null;
         try {
             Map<String, Path> made = new LinkedHashMap<>();
             for (Hierarchy hierarchy : hierarchies.hierarchies()) {
+                if (rootless && !hierarchy.isUnified()) {
+                    leftOut = V1_LEFT_OUT; // the reason a v1 limit is refused, ahead of any v2 failure
+                    continue;
+                }
                 Path directory = resolved.directory(hierarchy.key());
                 try {
                     builder.build(hierarchy, directory, hierarchies.mode() == CgroupMode.UNIFIED);
                     made.put(hierarchy.key(), directory);
                 } catch (CgroupException e) {
-                    if (hierarchy.required()) {
+                    // runc joins named hierarchies and hybrid's v2 "if it can", and a rootless container
+                    // without a cgroupsPath whatever its user may not write: leave this one out
+                    boolean leaveOut = !hierarchy.required() || (rootless && !pathGiven && isPermissionError(e));
+                    if (!leaveOut) {
                         throw e;
                     }
-                    // runc joins named hierarchies and hybrid's v2 "if it can": leave this one out.
+                    if (rootless && leftOut == null) {
+                        leftOut = e.getMessage();
+                    }
                 }
             }
             Cgroup cgroup = open(CgroupLocation.of(hierarchies.mode(), made));
             cgroup.createdIn = hierarchies;
+            cgroup.rootless = rootless;
+            cgroup.leftOutBecause = leftOut;
             // Only a cgroup that was there already can hold processes: reading every cgroup.procs and
             // listing every directory of a new one cost create ~5 ms for nothing.
             Map<String, Path> joined = new LinkedHashMap<>();

@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * @param directories hierarchy key ({@code memory}, {@code cpu,cpuacct}, {@code name=systemd}; {@code ""}
  *                    for cgroup v2) to the absolute directory of the cgroup in that hierarchy. One
  *                    entry per hierarchy, so co-mounted controllers share one entry (runc keeps one
- *                    per controller; both name the same directories).
+ *                    per controller; both name the same directories). Empty for a rootless container
+ *                    whose user may write no cgroup (it runs without one, as with runc).
  */
 public record CgroupLocation(CgroupMode mode, Map<String, String> directories) {
 
@@ -22,7 +23,7 @@ public record CgroupLocation(CgroupMode mode, Map<String, String> directories) {
         if (mode == null) {
             throw new IllegalArgumentException("cgroup location without a mode");
         }
-        if (directories == null || directories.isEmpty()) {
+        if (directories == null) {
             throw new IllegalArgumentException("cgroup location without directories");
         }
         for (Map.Entry<String, String> entry : directories.entrySet()) {
@@ -32,8 +33,8 @@ public record CgroupLocation(CgroupMode mode, Map<String, String> directories) {
             }
         }
         boolean hasV2 = directories.containsKey("");
-        if (mode == CgroupMode.UNIFIED && (directories.size() != 1 || !hasV2)) {
-            throw new IllegalArgumentException("a unified cgroup has exactly one directory, key \"\": " + directories);
+        if (mode == CgroupMode.UNIFIED && !directories.isEmpty() && (directories.size() != 1 || !hasV2)) {
+            throw new IllegalArgumentException("a unified cgroup has one directory, key \"\": " + directories);
         }
         if (mode == CgroupMode.LEGACY && hasV2) {
             throw new IllegalArgumentException("a legacy cgroup has no cgroup v2 directory: " + directories);

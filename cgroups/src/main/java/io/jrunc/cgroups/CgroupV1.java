@@ -31,7 +31,7 @@ public final class CgroupV1 extends Cgroup {
 
     @Override
     public void apply(LinuxResources resources, CgroupV2DeviceFilter v2Devices) throws CgroupException {
-        new CgroupV1Resources(files, byController(), location().directory("")).apply(resources);
+        new CgroupV1Resources(files, byController(), location().directory(""), rootless, leftOutBecause).apply(resources);
     }
 
     @Override

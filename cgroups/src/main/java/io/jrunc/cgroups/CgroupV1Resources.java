@@ -38,9 +38,21 @@ final class CgroupV1Resources {
      * @param unifiedDirectory the cgroup's directory in the v2 hierarchy of a hybrid host, or null
      */
     CgroupV1Resources(CgroupFiles files, Map<String, Path> byController, Path unifiedDirectory) {
+        this(files, byController, unifiedDirectory, false, null);
+    }
+
+    /** Rootless (runc's rule): device rules that cannot be written are ignored. */
+    private final boolean rootless;
+    /** Why a rootless container has no cgroup in some hierarchy, for the refusal of a limit there. */
+    private final String leftOutBecause;
+
+    CgroupV1Resources(CgroupFiles files, Map<String, Path> byController, Path unifiedDirectory, boolean rootless,
+            String leftOutBecause) {
         this.files = files;
         this.byController = byController;
         this.unifiedDirectory = unifiedDirectory;
+        this.rootless = rootless;
+        this.leftOutBecause = leftOutBecause;
     }
 
     void apply(LinuxResources resources) throws CgroupException {
@@ -49,7 +61,16 @@ final class CgroupV1Resources {
             throw new CgroupException("invalid configuration: cannot use unified on cgroup v1");
         }
         setCpuset(r.cpu());
-        setDevices(r.devices());
+        if (rootless) {
+            try {
+                setDevices(r.devices());
+            } catch (CgroupException e) {
+                // runc: a rootless container's device cgroup is not expected to work (the rules
+                // cannot be written without root); the device nodes it gets are what it may use
+            }
+        } else {
+            setDevices(r.devices());
+        }
         setMemory(r.memory());
         setCpu(r.cpu());
         setPids(r);
@@ -62,7 +83,9 @@ final class CgroupV1Resources {
     private Path dir(String controller) throws CgroupException {
         Path dir = byController.get(controller);
         if (dir == null) {
-            throw new CgroupException("cannot set " + controller + " limit: container could not join or create cgroup");
+            String why = !rootless ? "" : " (rootless container: " + (leftOutBecause != null ? leftOutBecause
+                    : "no " + controller + " hierarchy") + "; limits need a cgroup v2 subtree delegated to the user)";
+            throw new CgroupException("cannot set " + controller + " limit: container could not join or create cgroup" + why);
         }
         return dir;
     }

@@ -64,6 +64,8 @@ final class LinuxRules {
         checkUserNamespace(linux, path, problems);
         checkIdMappings(linux.uidMappings(), path.field("uidMappings"), problems);
         checkIdMappings(linux.gidMappings(), path.field("gidMappings"), problems);
+        checkRanges(linux.uidMappings(), path.field("uidMappings"), problems);
+        checkRanges(linux.gidMappings(), path.field("gidMappings"), problems);
         SpecValidator.checkKeys(linux.sysctl(), path.field("sysctl"), problems);
         if (linux.resources() != null) {
             ResourceRules.check(linux.resources(), path.field("resources"), problems);
@@ -98,9 +100,55 @@ final class LinuxRules {
         if (userNamespacePath == null && hasMappings) {
             String member = linux.uidMappings() != null ? "uidMappings" : "gidMappings";
             problems.add(path.field(member), "requires a user namespace");
-        } else if (userNamespacePath != null && userNamespacePath.isEmpty() && !hasMappings) {
-            problems.add(path.field("uidMappings"), "must be set when creating a user namespace");
+        } else if (userNamespacePath != null && userNamespacePath.isEmpty()) {
+            if (linux.uidMappings() == null || linux.uidMappings().isEmpty()) {
+                problems.add(path.field("uidMappings"), "must be set when creating a user namespace");
+            } else if (linux.gidMappings() == null || linux.gidMappings().isEmpty()) {
+                problems.add(path.field("gidMappings"), "must be set when creating a user namespace");
+            }
+        } else if (userNamespacePath != null && hasMappings) {
+            // runc: a joined namespace has its maps already
+            String member = linux.uidMappings() != null ? "uidMappings" : "gidMappings";
+            problems.add(path.field(member), "cannot be set when joining a user namespace by path");
         }
+    }
+
+    /**
+     * What the kernel refuses in a map (user_namespaces(7)): ranges whose container or host ids
+     * overlap another's, and a range that runs past the last id (4294967295 is never mapped).
+     */
+    private static void checkRanges(List<LinuxIDMapping> mappings, JsonPath path, Problems problems) {
+        if (mappings == null) {
+            return;
+        }
+        for (int i = 0; i < mappings.size(); i++) {
+            LinuxIDMapping m = mappings.get(i);
+            if (m.containerID() == null || m.hostID() == null || m.size() == null || m.size() <= 0
+                    || m.containerID() < 0 || m.hostID() < 0 || m.containerID() > UINT32_LAST || m.hostID() > UINT32_LAST
+                    || m.size() > UINT32_LAST) {
+                return; // reported by checkIdMappings
+            }
+            if (m.containerID() + m.size() > UINT32_LAST || m.hostID() + m.size() > UINT32_LAST) {
+                problems.add(path.index(i), "range goes beyond id " + (UINT32_LAST - 1));
+            }
+            for (int j = 0; j < i; j++) {
+                LinuxIDMapping o = mappings.get(j);
+                if (o.containerID() == null || o.hostID() == null || o.size() == null) {
+                    continue;
+                }
+                if (overlap(m.containerID(), m.size(), o.containerID(), o.size())) {
+                    problems.add(path.index(i).field("containerID"), "overlaps " + path.index(j));
+                } else if (overlap(m.hostID(), m.size(), o.hostID(), o.size())) {
+                    problems.add(path.index(i).field("hostID"), "overlaps " + path.index(j));
+                }
+            }
+        }
+    }
+
+    private static final long UINT32_LAST = 0xffffffffL;
+
+    private static boolean overlap(long a, long aSize, long b, long bSize) {
+        return a < b + bSize && b < a + aSize;
     }
 
     static void checkIdMappings(List<LinuxIDMapping> mappings, JsonPath path, Problems problems) {

@@ -65,7 +65,29 @@ public final class AotTraining {
                 new Step(0, "--root", root, "exec", id + "-sc", "true"),
                 new Step(0, "--root", root, "delete", "--force", id + "-sc"),
                 // the foreground run most callers and the bench use, of a process that ends by itself
-                new Step(0, "--root", root, "run", "--bundle", shortBundle, id + "-fg"));
+                new Step(0, "--root", root, "run", "--bundle", shortBundle, id + "-fg"),
+                // the same with a user namespace (its holder, maps and host ids)
+                new Step(0, "--root", root, "run", "--bundle", userNamespaceBundle(shortBundle), id + "-us"));
+    }
+
+    /**
+     * A bundle beside {@code shortBundle} with its rootfs and config, plus a new user namespace mapping
+     * 0 to 100000 (65536 ids). The config is edited as text: runc's spec layout, one member a line.
+     */
+    private static String userNamespaceBundle(String shortBundle) throws Exception {
+        Path from = Path.of(shortBundle).toAbsolutePath();
+        Path to = from.resolveSibling(from.getFileName() + "-userns");
+        Files.createDirectories(to);
+        String config = Files.readString(from.resolve("config.json"));
+        String edited = config.replaceFirst("\"path\": \"rootfs\"", java.util.regex.Matcher.quoteReplacement("\"path\": \"" + from.resolve("rootfs") + "\""))
+                .replaceFirst("\"namespaces\": \\[", "\"namespaces\": [{\"type\": \"user\"},")
+                .replaceFirst("\"linux\": \\{", "\"linux\": {\"uidMappings\": [{\"containerID\": 0, \"hostID\": 100000,"
+                        + " \"size\": 65536}], \"gidMappings\": [{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}],");
+        if (edited.equals(config) || !edited.contains("uidMappings") || !edited.contains("\"type\": \"user\"")) {
+            throw new IllegalStateException("cannot add a user namespace to " + from.resolve("config.json"));
+        }
+        Files.writeString(to.resolve("config.json"), edited);
+        return to.toString();
     }
 
     private static List<Step> control(String root, String a, String b, String shortLived) {

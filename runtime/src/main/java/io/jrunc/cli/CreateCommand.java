@@ -5,6 +5,8 @@ import java.util.List;
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.ContainerCreator;
+import io.jrunc.runtime.RootlessConfig;
+import io.jrunc.spec.Spec;
 import io.jrunc.runtime.CreateOptions;
 import java.nio.file.Path;
 
@@ -66,14 +68,22 @@ final class CreateCommand extends Subcommand {
     }
 
     @Override
-    public Integer call() {
+    public Integer call() throws java.io.IOException {
         if (pidfdSocket != null) {
             throw new ContainerException("--pidfd-socket is not supported by jrunc yet");
         }
         Main.failurePrefix = "jrunc create failed: ";
+        Spec spec = ContainerCreator.loadBundle(id, bundle);
+        if (UserNamespaceStage.needed()) {
+            return UserNamespaceStage.createOrRun(spec, false);
+        }
+        if (UserNamespaceStage.isStage()) {
+            UserNamespaceStage.verifyCreate(spec);
+            spec = RootlessConfig.withUserNamespaceEntered(spec);
+        }
         try (Container c = ContainerCreator.create(main.root,
                 new CreateOptions(id, bundle, pidFile, consoleSocket, noPivot, noNewKeyring, preserveFds),
-                main.systemdCgroup)) {
+                main.systemdCgroup, spec)) {
             return 0;
         }
     }

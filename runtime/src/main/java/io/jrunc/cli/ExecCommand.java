@@ -122,7 +122,17 @@ final class ExecCommand extends Subcommand {
         if (!cgroup.isEmpty()) {
             throw new ContainerException("--cgroup: sub-cgroups for exec are not supported by jrunc yet");
         }
+        if (UserNamespaceStage.needed()) {
+            int pid;
+            try (Container c = Container.load(main.root, id)) {
+                pid = c.state().pid();
+            }
+            return UserNamespaceStage.exec(pid, !detach);
+        }
         try (Container c = Container.load(main.root, id)) {
+            if (UserNamespaceStage.isStage()) {
+                UserNamespaceStage.verifyExec(c.state().pid());
+            }
             Process process = processFile != null ? load(processFile) : fromFlags(c.config().process());
             return ContainerExec.exec(c, new ExecOptions(process, pidFile, consoleSocket, detach, preserveFds,
                     ignorePaused));

@@ -3,6 +3,7 @@ package io.jrunc.cli;
 import io.jrunc.runtime.ContainerDirectory;
 import io.jrunc.runtime.ContainerException;
 import io.jrunc.runtime.Log;
+import io.jrunc.runtime.Rootless;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,8 @@ public final class Main {
             Flag.bool("version, v", "print the version"));
 
     Path root = ContainerDirectory.DEFAULT_ROOT;
+    /** Whether --root was given; otherwise the root is runc's default ({@link Rootless#defaultStateRoot}). */
+    boolean rootGiven;
     Path log;
     String logFormat = "text";
     boolean debug;
@@ -38,7 +41,8 @@ public final class Main {
 
     void read(Arguments parsed) {
         String r = parsed.string("root", null);
-        root = r == null ? root : Path.of(r);
+        root = r == null ? Rootless.defaultStateRoot() : Path.of(r);
+        rootGiven = r != null;
         String l = parsed.string("log", null);
         log = l == null ? null : Path.of(l);
         logFormat = parsed.string("log-format", logFormat);
@@ -79,8 +83,28 @@ public final class Main {
             default -> throw new ContainerException("invalid log-format: " + logFormat);
         };
         Log.configure(log, format, debug);
-        if ("true".equals(rootless)) {
-            throw new ContainerException("--rootless: rootless containers are not supported by jrunc yet");
+        Rootless.configure(rootless);
+        if (!rootGiven && !root.equals(ContainerDirectory.DEFAULT_ROOT)) {
+            prepareXdgRoot(root);
+        }
+    }
+
+    /**
+     * $XDG_RUNTIME_DIR/jrunc made if missing, mode 0700 with the sticky bit: the XDG base directory
+     * specification lets a session manager prune files there that lack it (runc does the same).
+     */
+    private static void prepareXdgRoot(Path root) {
+        if (java.nio.file.Files.isDirectory(root)) {
+            return;
+        }
+        try {
+            // mkdir(2) takes the sticky bit in its mode (Java's file API cannot set it)
+            io.jrunc.bindings.FileDescriptors.mkdir(root.toString(), 01700);
+        } catch (io.jrunc.bindings.ErrnoException e) {
+            if (!java.nio.file.Files.isDirectory(root)) {
+                throw new ContainerException("the path in $XDG_RUNTIME_DIR must be writable by the user: mkdir "
+                        + root + ": " + e.goStyle());
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.jrunc.runtime.Container;
 import io.jrunc.runtime.ContainerCreator;
+import io.jrunc.runtime.RootlessConfig;
 import io.jrunc.runtime.CreateOptions;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.runtime.ForegroundProcess;
@@ -68,11 +69,18 @@ final class RunCommand extends Subcommand {
     }
 
     @Override
-    public Integer call() {
+    public Integer call() throws java.io.IOException {
         Main.failurePrefix = "jrunc run failed: ";
         // Like runc: a terminal without a console socket in the foreground means jrunc itself holds
         // the pty and connects it to its own stdio.
         Spec spec = ContainerCreator.loadBundle(id, bundle);
+        if (UserNamespaceStage.needed()) {
+            return UserNamespaceStage.createOrRun(spec, !detach);
+        }
+        if (UserNamespaceStage.isStage()) {
+            UserNamespaceStage.verifyCreate(spec);
+            spec = RootlessConfig.withUserNamespaceEntered(spec);
+        }
         boolean terminal = spec.process() != null && Boolean.TRUE.equals(spec.process().terminal());
         int[] console = !detach && consoleSocket == null && terminal ? TerminalProxy.socketPair() : null;
         Container c;

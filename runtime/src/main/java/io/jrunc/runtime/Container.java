@@ -181,7 +181,8 @@ public final class Container implements AutoCloseable {
         }
         io.jrunc.spec.LinuxResources merged = ResourceMerge.merge(resources(), changes);
         try {
-            cgroup().apply(merged);
+            Cgroup forUpdate = cgroup();
+            (Rootless.cgroups() ? forUpdate.asRootless() : forUpdate).apply(merged);
         } catch (CgroupException e) {
             throw new ContainerException(e.getMessage(), e);
         }

@@ -19,6 +19,8 @@ import io.jrunc.runtime.init.ContainerFinisher;
 import io.jrunc.runtime.init.ContainerInit;
 import io.jrunc.runtime.init.ExecutableLookup;
 import io.jrunc.runtime.init.FilterCompilation;
+import io.jrunc.runtime.init.HostIds;
+import io.jrunc.runtime.init.NamespaceHolder;
 import io.jrunc.runtime.init.NamespacePlan;
 import io.jrunc.runtime.init.SpawnThread;
 import io.jrunc.spec.ContainerStatus;
@@ -69,6 +71,7 @@ public final class ContainerCreator {
     public static Container create(Path root, CreateOptions options, boolean systemdCgroup, Spec spec) {
         Path bundle = options.bundle().toAbsolutePath().normalize();
         refuseUnsupported(spec, systemdCgroup);
+        io.jrunc.runtime.init.SetgroupsDenial.read();
         FilterCompilation filter = ContainerSeccomp.startCompile(spec, root);
         boolean terminal = Boolean.TRUE.equals(spec.process().terminal());
         if (terminal && options.consoleSocket() == null && options.consoleFd() < 0) {
@@ -86,6 +89,11 @@ public final class ContainerCreator {
         NamespacePlan namespaces;
         try {
             namespaces = NamespacePlan.of(spec);
+            if (namespaces.creates(io.jrunc.bindings.Namespaces.CLONE_NEWUSER)) {
+                // known before anything is made; a namespace joined by path is checked once joined
+                HostIds.of(spec.linux().uidMappings(), spec.linux().gidMappings())
+                        .requireMapped(spec.process().user(), "process");
+            }
         } catch (IllegalArgumentException e) {
             throw new ContainerException(e.getMessage());
         }
@@ -102,10 +110,16 @@ public final class ContainerCreator {
         int[] cgroupGate = null;
         int[] createGate = null;
         ChildReport report = new ChildReport();
+        ContainerInit init = null;
+        NamespaceHolder holder = null;
         try {
             // recorded before a directory is made: a create killed from here on is undone by delete
-            cgroup = Cgroup.create(CgroupsPath.of(spec.linux() == null ? null : spec.linux().cgroupsPath(),
-                    options.id(), systemdCgroup), location -> CreateJournal.recordCgroup(dir.path(), location));
+            String cgroupsPath = spec.linux() == null ? null : spec.linux().cgroupsPath();
+            CgroupsPath path = CgroupsPath.of(cgroupsPath, options.id(), systemdCgroup);
+            cgroup = Rootless.cgroups()
+                    ? Cgroup.createRootless(path, cgroupsPath != null && !cgroupsPath.isEmpty(),
+                            location -> CreateJournal.recordCgroup(dir.path(), location))
+                    : Cgroup.create(path, location -> CreateJournal.recordCgroup(dir.path(), location));
             // A long-lived creator (the guest agent) moves the child instead of itself.
             boolean moveChild = options.cgroupEntry() == ChildCgroupEntry.CHILD_MOVED
                     && cgroup.mode() == CgroupMode.UNIFIED;
@@ -119,11 +133,6 @@ public final class ContainerCreator {
             Path fifo = dir.execFifo();
             FileDescriptors.mkfifo(fifo.toString(), 0622);
             Files.setPosixFilePermissions(fifo, PosixFilePermissions.fromString("rw--w--w-"));
-            int uid = spec.process().user() == null || spec.process().user().uid() == null ? 0
-                    : spec.process().user().uid().intValue();
-            int gid = spec.process().user() == null || spec.process().user().gid() == null ? 0
-                    : spec.process().user().gid().intValue();
-            FileDescriptors.chown(fifo.toString(), uid, gid);
             if (options.consoleSocket() != null) {
                 consoleFd = UnixSockets.connect(options.consoleSocket().toString());
             } else if (options.consoleFd() >= 0) {
@@ -131,7 +140,7 @@ public final class ContainerCreator {
             }
 
             createGate = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
-            ContainerInit init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, placement, options.noPivot(),
+            init = new ContainerInit(spec, rootfs, fifo, namespaces, cgroup, placement, options.noPivot(),
                     consoleFd, options.preserveFds(), options.noNewKeyring() ? null : "_ses." + options.id(), filter, options.stdio(),
                     cgroupGate == null ? -1 : cgroupGate[0], createGate[0], report);
             SpawnThread thread = new SpawnThread("jrunc-init", init).start();
@@ -143,6 +152,7 @@ public final class ContainerCreator {
                     FileDescriptors.write(cgroupGate[1], new byte[] {1});
                 }
                 thread.awaitCreateGate(report, SPAWN_TIMEOUT_MILLIS);
+                holder = init.holder();
             } finally {
                 if (placement != null) {
                     placement.close();
@@ -164,6 +174,10 @@ public final class ContainerCreator {
             if (oomScoreAdj != null) {
                 Files.writeString(Path.of("/proc", Integer.toString(pid), "oom_score_adj"), oomScoreAdj.toString());
             }
+            // Owned by the process's ids as the host sees them (in a user namespace: the mapped ids),
+            // before the process, which opens it for writing after the create gate, takes them.
+            HostIds hostIds = init.hostIds();
+            FileDescriptors.chown(fifo.toString(), hostIds.uid(uid(spec)), hostIds.gid(gid(spec)));
             // The root is final: the child enters its working directory, takes its identity and waits
             // at the exec gate, where what it did is checked.
             FileDescriptors.write(createGate[1], new byte[] {1});
@@ -177,6 +191,10 @@ public final class ContainerCreator {
                         + ChildReport.chdirMessage(spec.process().cwd(), chdir));
             }
             ChildStatus.verify(pid, init.expected());
+            if (holder != null) {
+                // the process is in the user namespace and its pid namespace has its PID 1
+                holder.close();
+            }
             if (filter != null && filter.usesNotify()) {
                 ContainerSeccomp.sendListener(spec.linux().seccomp(), pid,
                         ChainSpawn.listenerFd(options.preserveFds(), false), new State(spec.ociVersion(),
@@ -199,6 +217,10 @@ public final class ContainerCreator {
             }
             return container;
         } catch (Throwable t) {
+            NamespaceHolder started = holder != null ? holder : init == null ? null : init.holder();
+            if (started != null) {
+                started.close();
+            }
             undo(dir, cgroup, pid, placement);
             throw failure(t);
         } finally {
@@ -230,11 +252,16 @@ public final class ContainerCreator {
         }
     }
 
+    private static long uid(Spec spec) {
+        return spec.process().user() == null || spec.process().user().uid() == null ? 0 : spec.process().user().uid();
+    }
+
+    private static long gid(Spec spec) {
+        return spec.process().user() == null || spec.process().user().gid() == null ? 0 : spec.process().user().gid();
+    }
+
     /** Settings jrunc cannot honour yet are refused: security settings are never silently ignored. */
     static void refuseUnsupported(Spec spec, boolean systemdCgroup) {
-        if (spec.linux() != null && spec.linux().uidMappings() != null && !spec.linux().uidMappings().isEmpty()) {
-            throw new ContainerException("linux.uidMappings: user namespaces are not supported by jrunc yet");
-        }
         if (systemdCgroup) {
             throw new ContainerException("--systemd-cgroup: systemd cgroup management is not supported by jrunc yet");
         }

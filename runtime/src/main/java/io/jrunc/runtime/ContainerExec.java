@@ -14,6 +14,7 @@ import io.jrunc.runtime.init.ChildWaits;
 import io.jrunc.runtime.init.ExecFailure;
 import io.jrunc.runtime.init.ExecInit;
 import io.jrunc.runtime.init.FilterCompilation;
+import io.jrunc.runtime.init.HostIds;
 import io.jrunc.runtime.init.SpawnThread;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,6 +30,7 @@ public final class ContainerExec {
 
     /** Runs the exec; returns the exit status for a foreground exec, 0 for a detached one. */
     public static int exec(Container container, ExecOptions options) throws Exception {
+        io.jrunc.runtime.init.SetgroupsDenial.read();
         Status status = container.status();
         if (status == Status.STOPPED) {
             throw new ContainerException("cannot exec in a stopped container");
@@ -62,8 +64,18 @@ public final class ContainerExec {
                     && container.cgroup().mode() == io.jrunc.cgroups.CgroupMode.UNIFIED) {
                 cgroupGate = FileDescriptors.pipe(FileDescriptors.O_CLOEXEC);
             }
+            // The process's ids as the host sees them (through the container's user namespace, if any):
+            // the FIFO's owner, the ids its rlimits are set with and /proc/PID/status shows.
+            HostIds hostIds = HostIds.read(container.state().pid());
+            try {
+                hostIds.requireMapped(options.process().user(), "process");
+            } catch (IllegalArgumentException e) {
+                throw new ContainerException(e.getMessage());
+            }
+            int hostUid = hostIds.uid(Integer.toUnsignedLong(uid(options)));
+            int hostGid = hostIds.gid(Integer.toUnsignedLong(gid(options)));
             FileDescriptors.mkfifo(fifo.toString(), 0622);
-            FileDescriptors.chown(fifo.toString(), uid(options), gid(options));
+            FileDescriptors.chown(fifo.toString(), hostUid, hostGid);
             Files.setPosixFilePermissions(fifo, java.nio.file.attribute.PosixFilePermissions.fromString("rw--w--w-"));
             gateFd = FileDescriptors.open(fifo.toString(), FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC);
             if (options.consoleSocket() != null) {
@@ -71,7 +83,7 @@ public final class ContainerExec {
             }
             ExecInit init = new ExecInit(container.state().pid(), options.process(), container.cgroup(), gateFd,
                     consoleFd, options.preserveFds(), filter, options.stdio(),
-                    cgroupGate == null ? -1 : cgroupGate[0], report);
+                    cgroupGate == null ? -1 : cgroupGate[0], report, hostIds);
             SpawnThread thread = new SpawnThread("jrunc-exec", init).start();
             try {
                 pid = thread.awaitChild(60_000);
@@ -97,7 +109,7 @@ public final class ContainerExec {
                 ContainerSeccomp.sendListener(container.config().linux().seccomp(), pid,
                         ChainSpawn.listenerFd(options.preserveFds(), true), container.ociState());
             }
-            Rlimits.apply(pid, uid(options), gid(options), options.process().rlimits());
+            Rlimits.apply(pid, hostUid, hostGid, options.process().rlimits());
             if (cgroupGate != null) {
                 // A long-lived creator (the guest agent, at -999 so that the OOM killer spares PID 1) must
                 // not hand its own protection down: the process gets its own value, else the kernel's 0.

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The `features` document (runtime-spec features.md), telling the truth about this build: no user
- * namespaces, no AppArmor/SELinux yet, the cgroup versions this host offers, and what the seccomp
+ * The `features` document (runtime-spec features.md), telling the truth about this build: no
+ * AppArmor/SELinux yet, the cgroup versions this host offers, and what the seccomp
  * compiler handles (the architectures it has tables for, the flags this kernel takes).
  */
 public final class RuntimeFeatures {
@@ -27,7 +27,7 @@ public final class RuntimeFeatures {
                         "nostrictatime", "nosuid", "nosymfollow", "private", "rbind", "relatime", "remount", "ridmap", "ro",
                         "rprivate", "rshared", "rslave", "runbindable", "rw", "shared", "slave", "strictatime",
                         "suid", "sync", "unbindable"),
-                new Features.Linux(List.of("cgroup", "ipc", "mount", "network", "pid", "time", "uts"), caps,
+                new Features.Linux(List.of("cgroup", "ipc", "mount", "network", "pid", "time", "user", "uts"), caps,
                         new Features.Cgroup(v1, v2, false, false, false),
                         seccomp(),
                         new Features.Apparmor(false), new Features.Selinux(false), new Features.IntelRdt(false, null, null),

@@ -32,13 +32,6 @@ class RefusalsTest {
     void everyRefusalTheReadmeListsHappensAndNoOther(Sandbox sb) throws Exception {
         Map<String, String> seen = new TreeMap<>();
 
-        refuseConfig(sb, seen, "a user namespace with its mappings", b -> {
-            namespaces(b).addObject().put("type", "user");
-            b.config().withObjectProperty("linux").putArray("uidMappings")
-                    .addObject().put("containerID", 0).put("hostID", 100000).put("size", 65536);
-            b.config().withObjectProperty("linux").putArray("gidMappings")
-                    .addObject().put("containerID", 0).put("hostID", 100000).put("size", 65536);
-        });
         refuseConfig(sb, seen, "time offsets", b -> {
             namespaces(b).addObject().put("type", "time");
             b.config().withObjectProperty("linux").putObject("timeOffsets").putObject("monotonic").put("secs", 10);
@@ -53,7 +46,6 @@ class RefusalsTest {
 
         Bundle plain = sb.bundle().args("sleep", "600").write();
         refuse(sb, seen, "--systemd-cgroup", plain.dir(), List.of("--systemd-cgroup"), "create", sb.id("sd"));
-        refuse(sb, seen, "--rootless", plain.dir(), List.of("--rootless", "true"), "create", sb.id("rl"));
         refuse(sb, seen, "--pidfd-socket", plain.dir(), List.of(), "create", "--pidfd-socket",
                 sb.file("pidfd.sock").toString(), sb.id("pf"));
         refuse(sb, seen, "update with Intel RDT", plain.dir(), List.of(), "update", "--l3-cache-schema", "L3:0=f",

@@ -22,6 +22,9 @@ import java.util.List;
  *
  * <ol>
  *   <li>with a cgroup gate: wait until the creator moved it into its cgroup ({@link ChildCgroupEntry});
+ *   <li>with a user namespace: join it (setns of a descriptor the spawning thread opened), first of
+ *       all that depends on it: every later step (the filter's load, which needs CAP_SYS_ADMIN, and a
+ *       filter may deny setns; the credentials, which are then the container's ids) runs inside it;
  *   <li>every signal the JVM catches or ignores back to its default (until then the JVM thread's mask
  *       is kept, which blocks the JVM's asynchronous signals, so no JVM handler can run in the child);
  *   <li>a new session; the pty slave (or the request's explicit streams) as stdin, stdout and stderr;
@@ -76,7 +79,7 @@ public final class ChainSpawn implements AutoCloseable {
 
     private static final int SECCOMP_SET_MODE_FILTER = 1;
     private static final long KERNEL_SIGACTION_SIZE = 32; // x86-64 and aarch64: handler, flags, restorer, mask
-    private static final int CLONE_NEWCGROUP = 0x02000000;
+    private static final int CLONE_NEWCGROUP = 0x02000000, CLONE_NEWUSER = 0x10000000;
 
     private final LibcChain chain = new LibcChain();
     private final SyscallTable table = Arch.nativeArch().table();
@@ -94,9 +97,20 @@ public final class ChainSpawn implements AutoCloseable {
     public static ChainSpawn of(SpawnRequest request, Gates gates, String ptySlave, ProcessCredentials credentials,
             FilterCompilation.Loadable filter, ChildStatus.Runtime runtime, int cgroupGate, boolean unshareCgroup,
             ChildReport report) {
+        return of(request, gates, ptySlave, credentials, filter, runtime, cgroupGate, unshareCgroup, report, -1);
+    }
+
+    /**
+     * As above; with {@code userNamespace} >= 0 (a close-on-exec descriptor the caller closes after the
+     * spawn) the child joins that user namespace before any other step that depends on it.
+     */
+    public static ChainSpawn of(SpawnRequest request, Gates gates, String ptySlave, ProcessCredentials credentials,
+            FilterCompilation.Loadable filter, ChildStatus.Runtime runtime, int cgroupGate, boolean unshareCgroup,
+            ChildReport report, int userNamespace) {
         ChainSpawn spawn = new ChainSpawn();
         spawn.build(request, gates, ptySlave, credentials, filter == null ? null : filter.filter(),
-                filter == null ? null : filter.programBytes(), runtime, cgroupGate, unshareCgroup, report);
+                filter == null ? null : filter.programBytes(), runtime, cgroupGate, unshareCgroup, report,
+                userNamespace);
         return spawn;
     }
 
@@ -141,11 +155,20 @@ public final class ChainSpawn implements AutoCloseable {
 
     private void build(SpawnRequest request, Gates gates, String ptySlave, ProcessCredentials credentials,
             CompiledFilter filter, byte[] programBytes, ChildStatus.Runtime runtime, int cgroupGate,
-            boolean unshareCgroup, ChildReport report) {
+            boolean unshareCgroup, ChildReport report, int userNamespace) {
         if (cgroupGate >= 0) {
             // nothing of the container's runs before the creator has moved this child into its cgroup
             chain.call("read", cgroupGate, chain.zeroed(8), 1);
             chain.call("close", cgroupGate);
+        }
+        if (userNamespace >= 0) {
+            // Before the descriptors are rearranged (the dup2s below could land on it) and closed. The
+            // child is single-threaded and shares no fs_struct, as the kernel requires. Its ids stay
+            // the runtime's (host root, unmapped inside) until the credentials below; a cgroup
+            // namespace it creates is owned by the user namespace.
+            sys("setns", userNamespace, CLONE_NEWUSER);
+        }
+        if (cgroupGate >= 0) {
             if (unshareCgroup) {
                 sys("unshare", CLONE_NEWCGROUP);
             }
@@ -241,7 +264,8 @@ public final class ChainSpawn implements AutoCloseable {
         // process's may not, and again after the credentials when that was refused
         long cwd = chain.string(request.cwd());
         chdir(cwd, errno, report.address(ChildReport.CHDIR_BEFORE_CREDENTIALS));
-        credentialSteps(credentials, runtime.bounding());
+        // joining a user namespace gives the full bounding set (set_cred_user_ns)
+        credentialSteps(credentials, userNamespace >= 0 ? ChildStatus.fullSet() : runtime.bounding());
         chdir(cwd, errno, report.address(ChildReport.CHDIR_AFTER_CREDENTIALS));
         if (nnp) {
             sys("prctl", Prctl.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

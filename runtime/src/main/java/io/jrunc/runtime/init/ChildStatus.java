@@ -44,16 +44,39 @@ public final class ChildStatus {
 
     /** For a chain's child, with or without a filter of its own ({@link ChildCgroupEntry} makes it without). */
     public static Expected expected(ProcessCredentials credentials, Runtime runtime, boolean ownFilter) {
-        return new Expected(credentials.uid(), credentials.gid(), credentials.additionalGids(), credentials.sets(),
-                credentials.sets().bounding() & runtime.bounding(), credentials.noNewPrivileges() || runtime.noNewPrivs(),
+        return expected(credentials, runtime, ownFilter, false, HostIds.IDENTITY);
+    }
+
+    /**
+     * For a chain's child that may join a user namespace first: the host's /proc shows its ids as host
+     * ids, and joining a user namespace gives the full bounding set (the kernel's set_cred_user_ns),
+     * from which the chain drops what the process must not have.
+     */
+    public static Expected expected(ProcessCredentials credentials, Runtime runtime, boolean ownFilter,
+            boolean joinsUserNamespace, HostIds ids) {
+        int[] groups = credentials.additionalGids().clone();
+        for (int i = 0; i < groups.length; i++) {
+            groups[i] = ids.gid(Integer.toUnsignedLong(groups[i]));
+        }
+        long inherited = joinsUserNamespace ? fullSet() : runtime.bounding();
+        return new Expected(ids.uid(Integer.toUnsignedLong(credentials.uid())),
+                ids.gid(Integer.toUnsignedLong(credentials.gid())), groups, credentials.sets(),
+                credentials.sets().bounding() & inherited, credentials.noNewPrivileges() || runtime.noNewPrivs(),
                 runtime.seccompFilters() + (ownFilter ? 1 : 0));
+    }
+
+    /** Every capability this kernel has. */
+    static long fullSet() {
+        int last = io.jrunc.bindings.Capabilities.lastCap();
+        return last >= 63 ? -1L : (1L << (last + 1)) - 1;
     }
 
     public static void verify(int pid, Expected e) {
         Map<String, String> s = read(Path.of("/proc", Integer.toString(pid), "status"));
         List<String> wrong = new ArrayList<>();
-        same(wrong, s, "Uid", e.uid() + "\t" + e.uid() + "\t" + e.uid() + "\t" + e.uid());
-        same(wrong, s, "Gid", e.gid() + "\t" + e.gid() + "\t" + e.gid() + "\t" + e.gid());
+        String uid = Integer.toUnsignedString(e.uid()), gid = Integer.toUnsignedString(e.gid());
+        same(wrong, s, "Uid", uid + "\t" + uid + "\t" + uid + "\t" + uid);
+        same(wrong, s, "Gid", gid + "\t" + gid + "\t" + gid + "\t" + gid);
         int[] groups = e.groups().clone();
         Arrays.sort(groups);
         int[] seen = groups(s.getOrDefault("Groups", ""));

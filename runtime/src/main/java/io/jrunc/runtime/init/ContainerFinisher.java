@@ -58,6 +58,7 @@ public final class ContainerFinisher {
         String pidns = "/proc/" + pid + "/ns/pid";
         String expectedPidNamespace = Files.readSymbolicLink(Path.of(pidns)).toString();
         List<Integer> contexts = new ArrayList<>();
+        List<Integer> premade = new ArrayList<>();
         boolean viaChain = false;
         try {
             // Read from the host while the child waits at the gate: its mount namespace, paths in its root.
@@ -77,6 +78,22 @@ public final class ContainerFinisher {
                 contexts.forEach(FileDescriptors::closeQuietly);
                 contexts.clear();
             }
+            boolean userns = inUserNamespace() || !Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/user"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns/user")));
+            if (viaChain && userns) {
+                throw new IllegalStateException("procfs cannot be mounted for a container in a user namespace on this"
+                        + " kernel: it needs procfs's pidns= parameter (Linux 6.18), since inside a user namespace the"
+                        + " kernel mounts procfs only where one is fully visible");
+            }
+            if (userns) {
+                // In a mount namespace owned by a user namespace other than the initial one, the kernel
+                // mounts procfs only where a procfs is already fully visible ("mount too revealing"
+                // otherwise), and the container's holds none after pivot_root: make the mounts here,
+                // in the runtime's namespace, which has the host's /proc, and attach them from inside.
+                for (int i = 0; i < contexts.size(); i++) {
+                    premade.add(MountApi.mount(contexts.get(i), "proc", attributes(prepared.procMounts().get(i).options())));
+                }
+            }
             List<String> kinds = viaChain ? List.of("ipc", "uts", "net", "pid", "mnt") : List.of("ipc", "uts", "net", "mnt");
             try (InitNamespaces namespaces = InitNamespaces.open(pid, kinds)) {
                 namespaces.join();
@@ -85,8 +102,13 @@ public final class ContainerFinisher {
             order.apply(new MountOrder.ProcMaker() {
                 @Override
                 public int make(int index) {
-                    return chain ? -1 : MountApi.mount(contexts.get(index), "proc",
-                            attributes(prepared.procMounts().get(index).options()));
+                    if (chain) {
+                        return -1;
+                    }
+                    if (premade.isEmpty()) {
+                        return MountApi.mount(contexts.get(index), "proc", attributes(prepared.procMounts().get(index).options()));
+                    }
+                    return premade.set(index, -1); // MountOrder owns (and closes) it from here
                 }
 
                 @Override
@@ -104,7 +126,17 @@ public final class ContainerFinisher {
             RootfsBuilder.finish(spec);
         } finally {
             contexts.forEach(FileDescriptors::closeQuietly);
+            premade.forEach(FileDescriptors::closeQuietly);
             prepared.closeHandles();
+        }
+    }
+
+    /** This thread's user namespace is not the initial one (its uid_map is not the identity over all ids). */
+    static boolean inUserNamespace() {
+        try {
+            return !Files.readString(Path.of("/proc/thread-self/uid_map")).trim().matches("0\\s+0\\s+4294967295");
+        } catch (IOException e) {
+            return false;
         }
     }
 

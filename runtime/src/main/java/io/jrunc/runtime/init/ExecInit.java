@@ -22,6 +22,7 @@ public final class ExecInit implements SpawnThread.Body {
     /** -1, or the pipe the child waits on until its creator moved it into the cgroup ({@link ChildCgroupEntry}). */
     private final int cgroupGate;
     private volatile ChildPlacement placement;
+    private final HostIds hostIds;
 
     /**
      * @param filter the container's compiled linux.seccomp, or null
@@ -29,6 +30,14 @@ public final class ExecInit implements SpawnThread.Body {
      */
     public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds,
             FilterCompilation filter, SpawnRequest.Stdio stdio, int cgroupGate, ChildReport report) {
+        this(initPid, process, cgroup, gateFd, consoleSocket, preserveFds, filter, stdio, cgroupGate, report,
+                HostIds.IDENTITY);
+    }
+
+    /** @param hostIds the host's ids behind the container's ({@link HostIds#read} of the init process) */
+    public ExecInit(int initPid, Process process, Cgroup cgroup, int gateFd, int consoleSocket, int preserveFds,
+            FilterCompilation filter, SpawnRequest.Stdio stdio, int cgroupGate, ChildReport report, HostIds hostIds) {
+        this.hostIds = hostIds;
         this.stdio = stdio;
         this.cgroupGate = cgroupGate;
         this.initPid = initPid;
@@ -53,19 +62,26 @@ public final class ExecInit implements SpawnThread.Body {
     public int run(SpawnThread self) throws Exception {
         spawn.awaitFilter();
         FsContext.unshare();
-        try (InitNamespaces namespaces = InitNamespaces.open(initPid, InitNamespaces.ALL)) {
-            if (cgroupGate < 0) {
-                placement = cgroup.placeForChildren(self.tid());
+        // The container's user namespace, if it has one of its own, is joined by the process's chain:
+        // no thread of a JVM can join one.
+        int userNamespace = InitNamespaces.openUser(initPid);
+        try {
+            try (InitNamespaces namespaces = InitNamespaces.open(initPid, InitNamespaces.ALL)) {
+                if (cgroupGate < 0) {
+                    placement = cgroup.placeForChildren(self.tid());
+                }
+                namespaces.join();
             }
-            namespaces.join();
+            FsContext.chdir("/");
+            ProcessSetup setup = ProcessSetup.forExec(process, preserveFds).withStdio(stdio);
+            String slave = null;
+            if (setup.request().terminal()) {
+                slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);
+            }
+            FsContext.umask(setup.request().umask());
+            return spawn.spawn(setup, new ChainSpawn.Gates(null, gateFd, -1), slave, self, userNamespace, hostIds);
+        } finally {
+            io.jrunc.bindings.FileDescriptors.closeQuietly(userNamespace);
         }
-        FsContext.chdir("/");
-        ProcessSetup setup = ProcessSetup.forExec(process, preserveFds).withStdio(stdio);
-        String slave = null;
-        if (setup.request().terminal()) {
-            slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);
-        }
-        FsContext.umask(setup.request().umask());
-        return spawn.spawn(setup, new ChainSpawn.Gates(null, gateFd, -1), slave, self);
     }
 }

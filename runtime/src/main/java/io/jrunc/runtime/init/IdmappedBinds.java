@@ -53,7 +53,8 @@ public final class IdmappedBinds implements AutoCloseable {
                     userns = namespaces.open(spec.linux().uidMappings(), spec.linux().gidMappings());
                 }
             }
-            tree = MountApi.cloneTree(m.source(), options.recursiveBind());
+            // a detached copy (with its submounts for an rbind): the kernel idmaps only a mount attached nowhere
+            tree = options.recursiveBind() ? MountApi.cloneTree(-1, m.source()) : MountApi.cloneMount(-1, m.source());
             try {
                 MountApi.idmap(tree, userns, options.idmap() == MountOptions.Idmap.RIDMAP, m.source());
             } catch (ErrnoException e) {

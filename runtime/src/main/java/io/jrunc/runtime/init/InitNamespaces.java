@@ -65,6 +65,23 @@ public final class InitNamespaces implements AutoCloseable {
         }
     }
 
+    /**
+     * A descriptor of {@code pid}'s user namespace when it differs from the calling thread's, else -1.
+     * Not among the kinds {@link #join} joins: a user namespace is joined only by a single-threaded
+     * process (the chain of the process being spawned).
+     */
+    public static int openUser(int pid) {
+        Path theirs = Path.of("/proc", Integer.toString(pid), "ns", "user");
+        try {
+            if (Files.readSymbolicLink(theirs).equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns/user")))) {
+                return -1;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("namespaces of " + pid, e);
+        }
+        return FileDescriptors.open(theirs.toString(), FileDescriptors.O_RDONLY | FileDescriptors.O_CLOEXEC);
+    }
+
     public void join() {
         for (Opened o : opened) {
             Namespaces.setns(o.fd(), o.flag(), "namespace of " + pid);

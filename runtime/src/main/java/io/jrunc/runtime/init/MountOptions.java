@@ -91,6 +91,24 @@ public record MountOptions(long flags, List<Long> propagation, String data, bool
                 (flags & (MS_BIND | MS_REC)) == (MS_BIND | MS_REC), copyUp, idmap);
     }
 
+    /**
+     * The flags the options ask to be cleared ("rw", "suid", "dev", "exec", "atime"...), as runc's
+     * ClearedFlags: a bind mount is remounted when any is asked for, and a flag the kernel has locked
+     * on the source cannot be cleared.
+     */
+    public static long clearedFlags(List<String> options) {
+        long cleared = 0;
+        if (options != null) {
+            for (String option : options) {
+                Flag flag = FLAGS.get(option);
+                if (flag != null) {
+                    cleared = flag.clear() ? cleared | flag.value() : cleared & ~flag.value();
+                }
+            }
+        }
+        return cleared;
+    }
+
     public boolean isBind() {
         return (flags & MS_BIND) != 0;
     }

@@ -1,5 +1,7 @@
 package io.jrunc.runtime.init;
 
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.MountApi;
 import io.jrunc.bindings.Mounts;
@@ -145,6 +147,35 @@ final class MountOrder {
         return new MountOrder(List.copyOf(steps), List.copyOf(detaches));
     }
 
+    /** Whether a later step's path lies below step {@code i}'s. */
+    private boolean hasStepsBelow(int i) {
+        String top = steps.get(i).path();
+        for (int k = i + 1; k < steps.size(); k++) {
+            if (below(steps.get(k).path(), top)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Marks the later steps below step {@code i} as copied with it (none of them is procfs: refused). */
+    private void skipStepsBelow(int i, boolean[] skipped) {
+        String top = steps.get(i).path();
+        for (int k = i + 1; k < steps.size(); k++) {
+            if (below(steps.get(k).path(), top)) {
+                if (steps.get(k).proc() >= 0) {
+                    throw new IllegalStateException("procfs at " + steps.get(k).path() + " below " + top
+                            + ", a mount with locked submounts, cannot be kept in the config's order");
+                }
+                skipped[k] = true;
+            }
+        }
+    }
+
+    private static boolean below(String path, String top) {
+        return path.startsWith(top.endsWith("/") ? top : top + "/");
+    }
+
     /** How a proc mount is made on this kernel. */
     interface ProcMaker {
         /** A detached procfs for proc entry {@code index}, or -1 if {@link #attach} mounts it in place. */
@@ -161,6 +192,7 @@ final class MountOrder {
     void apply(ProcMaker procs) {
         int[] made = new int[steps.size()];
         java.util.Arrays.fill(made, -1);
+        boolean[] skipped = new boolean[steps.size()];
         try {
             for (int i = 0; i < steps.size(); i++) {
                 Step s = steps.get(i);
@@ -172,7 +204,21 @@ final class MountOrder {
                     // an unbindable mount cannot be copied: made private for the copy, unbindable again after
                     Mounts.mount(null, s.path(), null, Mounts.MS_PRIVATE, null);
                 }
-                made[i] = s.fd() >= 0 ? MountApi.cloneMount(s.fd(), null) : MountApi.cloneMount(-1, s.path());
+                if (skipped[i]) {
+                    continue;
+                }
+                try {
+                    made[i] = s.fd() >= 0 ? MountApi.cloneMount(s.fd(), null) : MountApi.cloneMount(-1, s.path());
+                } catch (ErrnoException e) {
+                    if (!e.is(Errno.EINVAL) || !hasStepsBelow(i)) {
+                        throw e;
+                    }
+                    // Inside a user namespace a mount with locked submounts (an rbind of the host's
+                    // /sys) is copied only with them: the copy brings the mounts below it, whose own
+                    // steps are then left out.
+                    made[i] = s.fd() >= 0 ? MountApi.cloneTree(s.fd(), null) : MountApi.cloneTree(-1, s.path());
+                    skipStepsBelow(i, skipped);
+                }
             }
             for (Detach d : detaches.reversed()) {
                 for (int k = 0; k < d.depth(); k++) {
@@ -181,6 +227,9 @@ final class MountOrder {
             }
             for (int i = 0; i < steps.size(); i++) {
                 Step s = steps.get(i);
+                if (skipped[i]) {
+                    continue;
+                }
                 if (made[i] < 0) {
                     procs.attach(s.proc());
                     continue;

@@ -13,10 +13,19 @@ import java.util.Map;
  * path (setns, in runc's order: ipc, uts, net, pid, mount, cgroup). pid and time namespaces created
  * by unshare apply to the children the thread spawns next, which is what makes the container's
  * process PID 1 of its namespace.
+ *
+ * <p>A user namespace is never joined or created by the thread (the kernel wants a single-threaded
+ * caller): a new one is in {@code create} (CLONE_NEWUSER), one given by path is {@code user}, apart from
+ * the joins; either way a {@link NamespaceHolder} makes it.
+ *
+ * @param user the user namespace to join by path, or null
  */
-public record NamespacePlan(int create, List<Join> joins) {
+public record NamespacePlan(int create, List<Join> joins, UserJoin user) {
 
     public record Join(String type, int flag, String path) {}
+
+    /** @param field the config's entry ("linux.namespaces[2]"), for errors about the path */
+    public record UserJoin(String field, String path) {}
 
     static final Map<String, Integer> FLAGS = Map.of(
             "pid", CLONE_NEWPID, "network", CLONE_NEWNET, "mount", CLONE_NEWNS, "ipc", CLONE_NEWIPC,
@@ -26,6 +35,7 @@ public record NamespacePlan(int create, List<Join> joins) {
 
     public static NamespacePlan of(Spec spec) {
         int create = 0;
+        UserJoin user = null;
         List<Join> joins = new ArrayList<>();
         List<LinuxNamespace> namespaces = spec.linux() == null ? null : spec.linux().namespaces();
         if (namespaces != null) {
@@ -36,21 +46,20 @@ public record NamespacePlan(int create, List<Join> joins) {
                 if (flag == null) {
                     throw new IllegalArgumentException(where + ".type: unknown namespace type \"" + ns.type() + "\"");
                 }
-                if (flag == CLONE_NEWUSER) {
-                    throw new IllegalArgumentException(where + ": user namespaces are not supported by jrunc yet");
-                }
                 if (ns.path() == null || ns.path().isEmpty()) {
                     create |= flag;
                 } else if (flag == CLONE_NEWTIME) {
                     // The kernel lets only a single-threaded process join a time namespace (timens_install).
                     throw new IllegalArgumentException(where + ".path: joining a time namespace is not supported");
+                } else if (flag == CLONE_NEWUSER) {
+                    user = new UserJoin(where, ns.path());
                 } else {
                     joins.add(new Join(ns.type(), flag, ns.path()));
                 }
             }
         }
         joins.sort((a, b) -> Integer.compare(JOIN_ORDER.indexOf(a.type()), JOIN_ORDER.indexOf(b.type())));
-        return new NamespacePlan(create, List.copyOf(joins));
+        return new NamespacePlan(create, List.copyOf(joins), user);
     }
 
     public boolean creates(int flag) {
@@ -58,6 +67,11 @@ public record NamespacePlan(int create, List<Join> joins) {
     }
 
     public boolean has(int flag) {
-        return creates(flag) || joins.stream().anyMatch(j -> j.flag() == flag);
+        return creates(flag) || joins.stream().anyMatch(j -> j.flag() == flag) || (user != null && flag == CLONE_NEWUSER);
+    }
+
+    /** Whether the container has a user namespace of its own, new or joined. */
+    public boolean hasUser() {
+        return has(CLONE_NEWUSER);
     }
 }

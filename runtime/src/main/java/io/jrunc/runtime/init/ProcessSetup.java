@@ -68,6 +68,17 @@ public record ProcessSetup(SpawnRequest request, ProcessCredentials credentials)
         int umask = user == null || user.umask() == null ? DEFAULT_UMASK : user.umask().intValue();
         List<Long> extra = user == null || user.additionalGids() == null ? List.of() : user.additionalGids();
         int[] groups = extra.stream().mapToInt(Long::intValue).toArray();
+        int[] kept = SetgroupsDenial.keptGroups();
+        if (kept != null) {
+            // A user namespace whose setgroups says "deny" (a single-id map made without privilege)
+            // lets no one change the supplementary groups: the process keeps the runtime's, as with
+            // runc, and the chain's setgroups (refused) leaves them as they are.
+            if (groups.length > 0) {
+                throw new IllegalArgumentException("process.user.additionalGids: cannot be set: setgroups is denied"
+                        + " in this user namespace (/proc/self/setgroups reads \"deny\")");
+            }
+            groups = kept;
+        }
         SpawnRequest request = new SpawnRequest(path, process.args(),
                 withHome(process.env() == null ? List.of() : process.env(), uid), cwd, umask, preserveFds,
                 Boolean.TRUE.equals(process.terminal()), SpawnRequest.Stdio.INHERIT);

@@ -30,6 +30,11 @@ public final class ProcessSpawn {
         this.runtime = ChildStatus.Runtime.read();
     }
 
+    /** What the child inherits from the runtime. */
+    ChildStatus.Runtime runtime() {
+        return runtime;
+    }
+
     /** What the child must show in /proc/PID/status once at the exec gate ({@link ChildStatus}). */
     public ChildStatus.Expected expected() {
         return expected;
@@ -45,15 +50,21 @@ public final class ProcessSpawn {
         }
     }
 
-    /** Spawns from the calling (prepared) thread and returns the pid once the child has exec'd. */
-    int spawn(ProcessSetup setup, ChainSpawn.Gates gates, String ptySlave, SpawnThread self) {
+    /**
+     * Spawns from the calling (prepared) thread and returns the pid once the child has exec'd.
+     *
+     * @param userNamespace a descriptor of the user namespace the child joins first, or -1
+     * @param hostIds the host's ids behind the process's (what the host's /proc shows of it)
+     */
+    int spawn(ProcessSetup setup, ChainSpawn.Gates gates, String ptySlave, SpawnThread self, int userNamespace,
+            HostIds hostIds) {
         FilterCompilation.Loadable compiled = filter == null ? null : filter.get();
         try (ChainSpawn chain = ChainSpawn.of(setup.request(), gates, ptySlave, setup.credentials(), compiled,
-                runtime, cgroupGate, unshareCgroup, report)) {
+                runtime, cgroupGate, unshareCgroup, report, userNamespace)) {
             if (compiled != null) {
                 PreExecCheck.check(compiled.filter(), chain.afterLoad());
             }
-            expected = ChildStatus.expected(setup.credentials(), runtime, compiled != null);
+            expected = ChildStatus.expected(setup.credentials(), runtime, compiled != null, userNamespace >= 0, hostIds);
             self.spawning();
             return chain.spawn();
         }

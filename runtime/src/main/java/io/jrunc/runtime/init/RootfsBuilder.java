@@ -32,11 +32,18 @@ public final class RootfsBuilder {
     private final Spec spec;
     private final Path rootfs;
     private final CgroupMounts cgroupMounts;
+    private final HostIds hostIds;
 
     public RootfsBuilder(Spec spec, Path rootfs, CgroupMounts cgroupMounts) {
+        this(spec, rootfs, cgroupMounts, HostIds.IDENTITY);
+    }
+
+    /** @param hostIds the host's ids behind the container's, for what this thread makes with the container's ids */
+    public RootfsBuilder(Spec spec, Path rootfs, CgroupMounts cgroupMounts, HostIds hostIds) {
         this.spec = spec;
         this.rootfs = rootfs;
         this.cgroupMounts = cgroupMounts;
+        this.hostIds = hostIds;
     }
 
     /** The default devices every container gets (runtime-spec config-linux.md "Default Devices"). */
@@ -254,13 +261,13 @@ public final class RootfsBuilder {
             } else {
                 Mounts.mount(source, dest.toString(), "bind", MS_BIND | (options.recursiveBind() ? MS_REC : 0), null);
             }
-            if (options.remountFlags() != 0) {
-                Mounts.mount(null, dest.toString(), null, MS_BIND | MS_REMOUNT | options.remountFlags()
-                        | lockedFlags(dest), null);
+            long cleared = MountOptions.clearedFlags(m.options());
+            if (options.remountFlags() != 0 || cleared != 0) {
+                LockedFlags.remountBind(where, source, dest, options.remountFlags(), cleared);
             }
         } else {
             createDirectory(dest);
-            String data = options.data().isEmpty() ? null : options.data();
+            String data = hostIds.mountData(type, options.data().isEmpty() ? null : options.data(), where + ".options");
             String source = m.source() == null || m.source().isEmpty() ? type : m.source();
             if (options.copyUp()) {
                 if (!type.equals("tmpfs")) {
@@ -276,7 +283,7 @@ public final class RootfsBuilder {
                 // to a recursive bind of the host's /sys for the same reason.
                 if (type.equals("sysfs") && e.is(Errno.EPERM)) {
                     Mounts.mount("/sys", dest.toString(), null, MS_BIND | MS_REC, null);
-                    Mounts.mount(null, dest.toString(), null, MS_BIND | MS_REMOUNT | MS_RDONLY | lockedFlags(dest), null);
+                    LockedFlags.remountBind(where, "/sys", dest, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
                 } else {
                     throw e;
                 }
@@ -296,7 +303,24 @@ public final class RootfsBuilder {
         return StatFs.mountFlags(mountPoint.toString()) & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME);
     }
 
+    /**
+     * A device the kernel will not let the container make: an empty file with the host's node of the
+     * same path bound onto it, as runc and crun do in a user namespace (mknod of a device needs
+     * CAP_MKNOD in the initial one). The node keeps the host's owner and mode.
+     */
+    private static void bindDevice(LinuxDevice d, Path dest) {
+        if (!Files.exists(Path.of(d.path()))) {
+            throw new IllegalArgumentException("linux.devices: " + d.path() + " cannot be made in a user namespace"
+                    + " and the host has no node at that path to bind");
+        }
+        createFile(dest);
+        Mounts.mount(d.path(), dest.toString(), "bind", MS_BIND, null);
+    }
+
     private void createDevices() {
+        // In a user namespace other than the initial one mknod of a device always fails (EPERM):
+        // bind from the start rather than try each node.
+        boolean bindDevices = ContainerFinisher.inUserNamespace();
         List<LinuxDevice> devices = new ArrayList<>(DEFAULT_DEVICES);
         if (spec.linux() != null && spec.linux().devices() != null) {
             devices.addAll(spec.linux().devices());
@@ -320,9 +344,22 @@ public final class RootfsBuilder {
                 int mode = d.fileMode() == null ? 0666 : d.fileMode().intValue();
                 long major = d.major() == null ? 0 : d.major();
                 long minor = d.minor() == null ? 0 : d.minor();
-                FileDescriptors.mknod(dest.toString(), kind | (mode & 07777), FileDescriptors.makedev(major, minor));
-                FileDescriptors.chown(dest.toString(), d.uid() == null ? 0 : d.uid().intValue(),
-                        d.gid() == null ? 0 : d.gid().intValue());
+                if (bindDevices) {
+                    bindDevice(d, dest);
+                    continue;
+                }
+                try {
+                    FileDescriptors.mknod(dest.toString(), kind | (mode & 07777), FileDescriptors.makedev(major, minor));
+                } catch (ErrnoException e) {
+                    if (!e.is(Errno.EPERM)) {
+                        throw e;
+                    }
+                    bindDevices = true; // the kernel refuses device nodes here: every later one is a bind too
+                    bindDevice(d, dest);
+                    continue;
+                }
+                FileDescriptors.chown(dest.toString(), hostIds.uid(d.uid() == null ? 0 : d.uid()),
+                        hostIds.gid(d.gid() == null ? 0 : d.gid()));
             }
         } finally {
             FsContext.umask(old);

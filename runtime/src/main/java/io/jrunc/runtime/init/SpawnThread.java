@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Because the spawn does not return until the child has passed the gate, the creating thread
  * learns the child's pid from /proc/self/task/TID/children, which lists exactly the children this
- * thread created.
+ * thread created, oldest first.
  */
 public final class SpawnThread {
     private final Thread thread;
@@ -23,6 +23,7 @@ public final class SpawnThread {
     private volatile boolean spawning;
     private volatile Throwable failure;
     private volatile int exitedPid;
+    private volatile int notTheChild;
 
     /** {@code body} prepares the thread, calls {@link #spawning()} right before it clones the child, and spawns. */
     public SpawnThread(String name, Body body) {
@@ -90,6 +91,14 @@ public final class SpawnThread {
         }
     }
 
+    /**
+     * Called by the body for a child it made before the process that is not the process (the holder
+     * of a user namespace, {@link NamespaceHolder}): awaitChild skips it.
+     */
+    public void notTheChild(int pid) {
+        notTheChild = pid;
+    }
+
     /** Called by the body on its own thread just before it spawns. */
     public void spawning() {
         spawning = true;
@@ -108,7 +117,7 @@ public final class SpawnThread {
         long pause = 20_000; // ns; starts fine-grained, backs off to 1 ms
         while (System.nanoTime() < deadline) {
             if (spawning) {
-                int pid = childOf(tid);
+                int pid = childOf(tid, notTheChild);
                 if (pid > 0) {
                     return pid;
                 }
@@ -186,12 +195,24 @@ public final class SpawnThread {
     }
 
     static int childOf(int tid) {
+        return childOf(tid, 0);
+    }
+
+    /** The first child of {@code tid} that is not {@code other}, or 0. */
+    static int childOf(int tid, int other) {
         try {
             String text = Files.readString(Path.of("/proc/self/task/" + tid + "/children")).trim();
             if (text.isEmpty()) {
                 return 0;
             }
-            return Integer.parseInt(text.split(" ")[0]);
+            int space = text.indexOf(' ');
+            int first = Integer.parseInt(space < 0 ? text : text.substring(0, space));
+            if (first != other) {
+                return first;
+            }
+            // the kernel lists a task's children oldest first: the process comes after the holder
+            int second = space < 0 ? -1 : text.indexOf(' ', space + 1);
+            return space < 0 ? 0 : Integer.parseInt(second < 0 ? text.substring(space + 1) : text.substring(space + 1, second));
         } catch (IOException | NumberFormatException e) {
             return 0;
         }

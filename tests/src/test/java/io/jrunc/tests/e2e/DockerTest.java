@@ -56,6 +56,8 @@ class DockerTest {
     private Path runtimeRoot;
     private boolean pluginSocketsExisted;
     private Process containerd;
+    private Path containerdSocket;
+    private Path rootfsTar;
     private Process dockerd;
     private Command cmd;
     private Path jrunc;
@@ -76,35 +78,19 @@ class DockerTest {
         runtimeRoot = exec.resolve("runtime-runc").resolve(name);
         cmd = new Command(work.resolve("out"), Map.of("DOCKER_CONFIG", work.resolve("client").toString()));
 
-        Path containerdSocket = work.resolve("containerd.sock");
+        containerdSocket = work.resolve("containerd.sock");
         containerd = E2eHost.startContainerd(work.resolve("containerd"), containerdSocket, work.resolve("containerd.toml"),
                 work.resolve("containerd.log"));
         assertTrue(E2eHost.eventually(30, () -> Files.exists(containerdSocket) || !containerd.isAlive()),
                 "containerd did not come up: " + Command.read(work.resolve("containerd.log")));
 
-        // dockerd writes its trust key to /etc/docker/key.json unless daemon.json says otherwise.
-        Path daemonJson = work.resolve("daemon.json");
-        Files.writeString(daemonJson, "{\"deprecated-key-path\": \"" + work.resolve("key.json") + "\"}\n");
-        dockerd = new ProcessBuilder("dockerd", "--config-file", daemonJson.toString(),
-                "--containerd", containerdSocket.toString(), "--containerd-namespace", name,
-                "--containerd-plugins-namespace", name + "-plugins",
-                "--data-root", work.resolve("data").toString(), "--exec-root", exec.toString(),
-                "--host", "unix://" + socket, "--pidfile", work.resolve("docker.pid").toString(),
-                "--bridge", "none", "--iptables=false", "--ip6tables=false", "--ip-masq=false",
-                "--storage-driver", "overlay2", "--exec-opt", "native.cgroupdriver=cgroupfs",
-                "--cgroup-parent", cgroupParent,
-                "--add-runtime", "jrunc=" + jrunc, "--default-runtime", "jrunc")
-                .redirectErrorStream(true).redirectOutput(work.resolve("dockerd.log").toFile())
-                .redirectInput(Path.of("/dev/null").toFile()).start();
-        assertTrue(E2eHost.eventually(30, () -> !dockerd.isAlive() || cmd.run(docker("version")).exitCode() == 0)
-                        && dockerd.isAlive(),
-                "dockerd did not come up: " + Command.read(work.resolve("dockerd.log")));
+        dockerd = startDockerd(work, name, containerdSocket, List.of());
         Command.Result info = cmd.run(docker("info", "--format", "{{.DefaultRuntime}} {{.CgroupDriver}}"));
         assertEquals("jrunc cgroupfs\n", info.out(), info.describe());
 
-        Path tar = E2eHost.busyboxRootfsTar(work, cmd);
+        rootfsTar = E2eHost.busyboxRootfsTar(work, cmd);
         Command.Result imported = cmd.run(docker("import", "--change", "ENV " + E2eHost.PATH_ENV,
-                "--change", "CMD [\"sh\"]", tar.toString(), E2eHost.IMAGE));
+                "--change", "CMD [\"sh\"]", rootfsTar.toString(), E2eHost.IMAGE));
         assertEquals(0, imported.exitCode(), imported.describe());
     }
 
@@ -170,7 +156,40 @@ class DockerTest {
         }
     }
 
+    /**
+     * A dockerd on this class's containerd with everything of its own under {@code dir}: data root, exec
+     * root, socket, pid file, daemon.json (dockerd writes its trust key to /etc/docker/key.json unless
+     * that says otherwise), log; containerd namespace {@code namespace}; jrunc as the default runtime;
+     * {@code flags} added. Returns once it answers on its socket.
+     */
+    private Process startDockerd(Path dir, String namespace, Path containerdSocket, List<String> flags)
+            throws IOException {
+        Path daemonJson = dir.resolve("daemon.json");
+        Files.writeString(daemonJson, "{\"deprecated-key-path\": \"" + dir.resolve("key.json") + "\"}\n");
+        List<String> command = new ArrayList<>(List.of("dockerd", "--config-file", daemonJson.toString(),
+                "--containerd", containerdSocket.toString(), "--containerd-namespace", namespace,
+                "--containerd-plugins-namespace", namespace + "-plugins",
+                "--data-root", dir.resolve("data").toString(), "--exec-root", dir.resolve("exec").toString(),
+                "--host", "unix://" + dir.resolve("docker.sock"), "--pidfile", dir.resolve("docker.pid").toString(),
+                "--bridge", "none", "--iptables=false", "--ip6tables=false", "--ip-masq=false",
+                "--storage-driver", "overlay2", "--exec-opt", "native.cgroupdriver=cgroupfs",
+                "--cgroup-parent", cgroupParent,
+                "--add-runtime", "jrunc=" + jrunc, "--default-runtime", "jrunc"));
+        command.addAll(flags);
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true).redirectOutput(dir.resolve("dockerd.log").toFile())
+                .redirectInput(Path.of("/dev/null").toFile()).start();
+        assertTrue(E2eHost.eventually(30, () -> !p.isAlive()
+                        || cmd.run(docker(dir.resolve("docker.sock"), "version")).exitCode() == 0) && p.isAlive(),
+                "dockerd did not come up: " + Command.read(dir.resolve("dockerd.log")));
+        return p;
+    }
+
     private List<String> docker(String... args) {
+        return docker(socket, args);
+    }
+
+    private static List<String> docker(Path socket, String... args) {
         return Command.list(List.of(DOCKER.toString(), "--host", "unix://" + socket), args);
     }
 
@@ -518,5 +537,69 @@ class DockerTest {
         assertEquals(0, host.exitCode(), host.describe());
         assertEquals(dockerdNet + "\n", host.out(), host.describe());
         assertNothingLeft(id("nethost1"), 0);
+    }
+
+    /**
+     * dockerd with --userns-remap=default (a second daemon on this class's containerd, with its own roots
+     * and containerd namespace, stopped at the end): dockerd makes the user dockremap with a subordinate
+     * range (/etc/subuid, /etc/subgid) and every container gets a user namespace mapping 0-65535 onto it.
+     * Inside, root with that map; on the host, the container's process runs as the range's first id and
+     * what it writes to a volume belongs to it (5:7 to the range's 5 and 7). dockerd refuses a data root
+     * whose parents the remapped root cannot search, so the class's directory gets o+x.
+     */
+    @Test
+    void usernsRemapRunsContainersOnDockremapsSubordinateIds() throws Exception {
+        Path dir = Files.createDirectories(work.resolve("remap"));
+        Files.setPosixFilePermissions(work, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+        Path remapSocket = dir.resolve("docker.sock");
+        String namespace = name + "-remap";
+        Path remapRuntimeRoot = dir.resolve("exec/runtime-runc").resolve(namespace);
+        Process remap = startDockerd(dir, namespace, containerdSocket, List.of("--userns-remap=default"));
+        try {
+            long uid = subordinateStart(Path.of("/etc/subuid"), "dockremap");
+            long gid = subordinateStart(Path.of("/etc/subgid"), "dockremap");
+            Command.Result imported = cmd.run(docker(remapSocket, "import", "--change", "ENV " + E2eHost.PATH_ENV,
+                    "--change", "CMD [\"sh\"]", rootfsTar.toString(), E2eHost.IMAGE));
+            assertEquals(0, imported.exitCode(), imported.describe());
+            Path volume = E2eHost.sharedDirectory(dir, "volume");
+            Path cid = dir.resolve("remap1.cid");
+            Command.Result r = cmd.run(docker(remapSocket, "run", "--rm", "--network", "none", "--cidfile", cid.toString(),
+                    "--volume", volume + ":/data", E2eHost.IMAGE, "sh", "-c", "id -u; id -g; cat /proc/self/uid_map; "
+                            + "echo --; cat /proc/self/gid_map; touch /data/by-root; "
+                            + "touch /data/by-5 && chown 5:7 /data/by-5"));
+            assertEquals(0, r.exitCode(), r.describe());
+            String[] parts = r.out().split("--\n");
+            assertEquals(2, parts.length, r.describe());
+            assertEquals(List.of("0", "0", "0 " + uid + " 65536"), E2eHost.idMap(parts[0]), r.describe());
+            assertEquals(List.of("0 " + gid + " 65536"), E2eHost.idMap(parts[1]), r.describe());
+            assertEquals(uid + ":" + gid, E2eHost.owner(volume.resolve("by-root")));
+            assertEquals((uid + 5) + ":" + (gid + 7), E2eHost.owner(volume.resolve("by-5")));
+
+            String id = Command.read(cid).strip();
+            assertFalse(id.isEmpty(), "no container ID");
+            assertTrue(E2eHost.eventually(10, () -> E2eHost.processesMentioning(id).isEmpty()),
+                    "shim left behind: " + E2eHost.processesMentioning(id));
+            assertFalse(Files.exists(remapRuntimeRoot.resolve(id)), "jrunc state of " + id + " left in " + remapRuntimeRoot);
+            assertEquals(List.of(), E2eHost.cgroupDirs(cgroupParent + "/" + id), "cgroup of " + id + " left behind");
+            assertEquals(List.of(), E2eHost.mountsUnder(dir.resolve("data")).stream()
+                    .filter(m -> m.contains("/overlay2/")).toList(), "overlay mounts left behind");
+        } finally {
+            Command.Result all = cmd.run(docker(remapSocket, "ps", "--all", "--quiet"));
+            for (String id : all.out().split("\n")) {
+                if (!id.isBlank()) {
+                    cmd.run(docker(remapSocket, "rm", "--force", id.strip()));
+                }
+            }
+            cmd.run(docker(remapSocket, "rmi", "--force", E2eHost.IMAGE));
+            stop(remap);
+        }
+    }
+
+    /** The first id of {@code user}'s first range in /etc/subuid or /etc/subgid. */
+    private static long subordinateStart(Path file, String user) throws IOException {
+        return Files.readAllLines(file).stream().filter(l -> l.startsWith(user + ":"))
+                .map(l -> Long.parseLong(l.split(":")[1])).findFirst()
+                .orElseThrow(() -> new AssertionError("no range of " + user + " in " + file));
     }
 }

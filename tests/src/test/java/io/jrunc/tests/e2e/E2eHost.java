@@ -162,7 +162,34 @@ final class E2eHost {
         }
     }
 
-    /** Polls {@code condition} every 200 ms for up to {@code seconds}. */
+    /** The owner of {@code file} as the host's kernel shows it: "UID:GID". */
+    static String owner(Path file) {
+        try {
+            return Files.getAttribute(file, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS) + ":"
+                    + Files.getAttribute(file, "unix:gid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * An id map as /proc/PID/uid_map or gid_map prints it (columns padded to 10), as lines of "INSIDE
+     * OUTSIDE COUNT" separated by single spaces.
+     */
+    static List<String> idMap(String text) {
+        return text.lines().map(l -> l.strip().replaceAll("\\s+", " ")).filter(l -> !l.isEmpty()).toList();
+    }
+
+    /**
+     * A directory under {@code parent} that any uid may write to, for a volume whose files a container
+     * with a user namespace writes as an unprivileged host id.
+     */
+    static Path sharedDirectory(Path parent, String name) throws IOException {
+        Path dir = Files.createDirectories(parent.resolve(name));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        return dir;
+    }
+
     /** Whatever a test left (it failed half-way): its tasks killed and deleted, its containers deleted. */
     static void removeTasks(Command cmd, java.util.function.Function<String[], List<String>> ctr, List<String> ids) {
         for (String id : ids) {
@@ -269,6 +296,7 @@ final class E2eHost {
         return 0;
     }
 
+    /** Polls {@code condition} every 200 ms for up to {@code seconds}. */
     static boolean eventually(int seconds, BooleanSupplier condition) {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (true) {

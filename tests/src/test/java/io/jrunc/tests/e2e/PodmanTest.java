@@ -3,6 +3,7 @@ package io.jrunc.tests.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrunc.tests.TestUser;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,7 +65,22 @@ class PodmanTest {
                 [engine.runtimes]
                 jrunc = ["%s"]
                 """.formatted(jrunc));
-        cmd = new Command(work.resolve("out"), Map.of("CONTAINERS_CONF", conf.toString()));
+        // --userns=auto takes its host ids from the subordinate ranges of root-auto-userns-user (podman's
+        // default, "containers", has none here): the test user's, made with them. The storage paths are
+        // the flags' below; podman wants them in the file too.
+        TestUser.ensure();
+        Path storageConf = work.resolve("storage.conf");
+        Files.writeString(storageConf, """
+                [storage]
+                driver = "overlay"
+                graphroot = "%s"
+                runroot = "%s"
+
+                [storage.options]
+                root-auto-userns-user = "%s"
+                """.formatted(work.resolve("storage"), work.resolve("runroot"), TestUser.NAME));
+        cmd = new Command(work.resolve("out"), Map.of("CONTAINERS_CONF", conf.toString(),
+                "CONTAINERS_STORAGE_CONF", storageConf.toString()));
         podman = List.of("podman", "--root", work.resolve("storage").toString(),
                 "--runroot", work.resolve("runroot").toString(), "--tmpdir", work.resolve("tmp").toString(),
                 "--storage-driver", "overlay", "--runtime", jrunc.toString());
@@ -311,5 +327,69 @@ class PodmanTest {
         assertEquals(List.copyOf(new java.util.LinkedHashSet<>(destinations)),
                 io.jrunc.tests.MountOrderTest.configOrderSeen(mountinfo.out().lines().toList(), destinations),
                 mountinfo.out());
+    }
+
+    /**
+     * --uidmap/--gidmap as root: the container's ids 0-65535 are the host's 100000-165535. Inside, root
+     * with the map as given; on the host, what it writes to a volume belongs to 100000 and what it chowns
+     * to 5:7 to 100005:100007. (podman 4.3 refuses --userns=keep-id as root: "keep-id is only supported
+     * in rootless mode"; PodmanRootlessTest runs it.)
+     */
+    @Test
+    void uidmapMakesTheContainersIdsAHostRange() throws Exception {
+        Path volume = E2eHost.sharedDirectory(work, "uidmap-volume");
+        Command.Result r = cmd.run(run(List.of("--rm", "--uidmap", "0:100000:65536", "--gidmap", "0:100000:65536",
+                "--volume", volume + ":/data"), "sh", "-c", "id -u; id -g; cat /proc/self/uid_map; echo --; "
+                + "cat /proc/self/gid_map; touch /data/by-root; touch /data/by-5 && chown 5:7 /data/by-5"));
+        assertEquals(0, r.exitCode(), r.describe());
+        String[] parts = r.out().split("--\n");
+        assertEquals(2, parts.length, r.describe());
+        assertEquals(List.of("0", "0", "0 100000 65536"), E2eHost.idMap(parts[0]), r.describe());
+        assertEquals(List.of("0 100000 65536"), E2eHost.idMap(parts[1]), r.describe());
+        assertEquals("100000:100000", E2eHost.owner(volume.resolve("by-root")));
+        assertEquals("100005:100007", E2eHost.owner(volume.resolve("by-5")));
+        assertNoRuntimeState();
+    }
+
+    /**
+     * --userns=auto as root: podman picks a free part of root-auto-userns-user's subordinate range
+     * (TestUser's, 200000-265535; 1024 ids for an image whose files all belong to root). The container's
+     * process runs as that range's first id on the host; `podman exec` joins its user namespace and sees
+     * the same map; a file written to a volume belongs to that id.
+     */
+    @Test
+    void userNamespaceAutoTakesARangeOfTheSubordinateIds() throws Exception {
+        Path volume = E2eHost.sharedDirectory(work, "auto-volume");
+        Command.Result run = cmd.run(run(List.of("--detach", named("auto1"), "--userns=auto", "--volume",
+                volume + ":/data"), "sh", "-c", "touch /data/by-root; echo started; sleep 600"));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertTrue(E2eHost.eventually(30, () -> cmd.run(podman("logs", "auto1")).out().contains("started")),
+                cmd.run(podman("logs", "auto1")).describe());
+        long pid = Long.parseLong(inspect("auto1", "{{.State.Pid}}"));
+        List<String> map = E2eHost.idMap(Command.read(Path.of("/proc/" + pid + "/uid_map")));
+        assertEquals(1, map.size(), map.toString());
+        String[] f = map.get(0).split(" ");
+        long start = Long.parseLong(f[1]);
+        assertEquals("0", f[0], map.toString());
+        assertTrue(start >= TestUser.SUB_START && start + Long.parseLong(f[2]) <= TestUser.SUB_START + TestUser.SUB_COUNT
+                && Long.parseLong(f[2]) >= 1024, map.toString());
+        assertTrue(Command.read(Path.of("/proc/" + pid + "/status")).contains("\nUid:\t" + start + "\t" + start + "\t"),
+                Command.read(Path.of("/proc/" + pid + "/status")));
+        assertEquals(start + ":" + start, E2eHost.owner(volume.resolve("by-root")));
+
+        Command.Result exec = cmd.run(podman("exec", "auto1", "sh", "-c",
+                "id -u; readlink /proc/self/ns/user; readlink /proc/1/ns/user; cat /proc/self/uid_map"));
+        assertEquals(0, exec.exitCode(), exec.describe());
+        List<String> lines = exec.out().lines().toList();
+        assertEquals(4, lines.size(), exec.describe());
+        assertEquals("0", lines.get(0), exec.describe());
+        assertEquals(lines.get(1), lines.get(2), "exec joined the container's user namespace: " + exec.describe());
+        assertTrue(!lines.get(1).equals(Files.readSymbolicLink(Path.of("/proc/self/ns/user")).toString()),
+                "a user namespace of its own: " + exec.describe());
+        assertEquals(map, E2eHost.idMap(lines.get(3)), exec.describe());
+
+        Command.Result rm = cmd.run(podman("rm", "--force", "--time", "0", "auto1"));
+        assertEquals(0, rm.exitCode(), rm.describe());
+        assertNoRuntimeState();
     }
 }

@@ -279,6 +279,48 @@ class CgroupV2GuestTest {
         assertTrue(after.contains("null-ok") && after.contains("zero-read-ok") && !after.contains("denied"), after);
     }
 
+    /**
+     * The rootless rules (Cgroup.createRootless) on cgroup v2: in a subtree the runtime may write (as a
+     * delegated one is to its user) the container gets its cgroup and its limits; where it may not (a
+     * read-only bind gives EROFS, one of runc's ignorable permission errors) a config without a
+     * cgroupsPath gets no cgroup, runs without limits and has a limit refused with the reason, and a
+     * config with a cgroupsPath fails.
+     */
+    @Test
+    void rootlessRulesOnAWritableAndAnUnwritableSubtree() throws Exception {
+        Cgroup own = Cgroup.createRootless(CgroupsPath.of("/" + PARENT + "/rootless-w", "unused"), true, l -> { });
+        try {
+            own.apply(memory(64 * M, null));
+            assertEquals("" + 64 * M, Files.readString(own.location().directory("").resolve("memory.max")).trim());
+        } finally {
+            own.destroy();
+        }
+        Path ro = ROOT.resolve(PARENT).resolve("rootless-ro");
+        Files.createDirectories(ro);
+        shell("mount --bind " + ro + " " + ro + " && mount -o remount,bind,ro " + ro);
+        try {
+            CgroupsPath below = CgroupsPath.of("/" + PARENT + "/rootless-ro/c", "unused");
+            Cgroup none = Cgroup.createRootless(below, false, l -> { });
+            assertEquals(Map.of(), none.location().directories());
+            none.apply(new LinuxResources(null, null, null, null, null, null, null, null, null));
+            CgroupException refused = assertThrows(CgroupException.class, () -> none.apply(memory(64 * M, null)));
+            assertTrue(refused.getMessage().startsWith("cannot set memory limit: container could not join or create"
+                    + " cgroup (rootless container: mkdir " + ro.resolve("c") + ": Read-only file system"),
+                    refused.getMessage());
+            assertThrows(CgroupException.class, () -> Cgroup.createRootless(below, true, l -> { }));
+            assertFalse(Files.exists(ro.resolve("c")));
+        } finally {
+            shell("umount " + ro);
+            Files.delete(ro);
+        }
+    }
+
+    private static void shell(String script) throws Exception {
+        Process p = new ProcessBuilder("/bin/sh", "-c", script).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), script + ": " + out);
+    }
+
     @FunctionalInterface
     private interface Condition {
         boolean holds() throws Exception;
