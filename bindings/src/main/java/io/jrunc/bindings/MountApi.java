@@ -95,6 +95,26 @@ public final class MountApi {
         }
     }
 
+    public static final int MOUNT_ATTR_IDMAP = 0x00100000, MOUNT_ATTR_SIZE_VER0 = 32;
+    /** struct mount_attr (linux/mount.h): four 64-bit members. */
+    static final long ATTR_SIZE = 32, ATTR_SET = 0, ATTR_CLR = 8, ATTR_PROPAGATION = 16, ATTR_USERNS_FD = 24;
+
+    /**
+     * mount_setattr(2) with MOUNT_ATTR_IDMAP on the detached mount {@code mountFd} (and, when
+     * {@code recursive}, its submounts): file owners are shown through the mount as {@code usernsFd}'s
+     * user namespace maps them. The kernel answers EINVAL for a filesystem without idmapped mounts, a
+     * mount that is attached or already idmapped; {@code subject} names the mount in the error.
+     */
+    public static void idmap(int mountFd, int usernsFd, boolean recursive, String subject) {
+        try (Arena arena = Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment attr = arena.allocate(ATTR_SIZE, 8);
+            attr.set(java.lang.foreign.ValueLayout.JAVA_LONG, ATTR_SET, MOUNT_ATTR_IDMAP);
+            attr.set(java.lang.foreign.ValueLayout.JAVA_LONG, ATTR_USERNS_FD, usernsFd);
+            Syscalls.call("mount_setattr", subject, SyscallNumbers.MOUNT_SETATTR, mountFd, arena.allocateFrom("").address(),
+                    AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), attr.address(), MOUNT_ATTR_SIZE_VER0);
+        }
+    }
+
     /** Attaches the detached mount {@code mountFd} at {@code target} (resolved by the calling thread). */
     public static void moveMount(int mountFd, String target) {
         try (Arena arena = Arena.ofConfined()) {

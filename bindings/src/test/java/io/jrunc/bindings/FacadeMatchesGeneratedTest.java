@@ -9,6 +9,7 @@ import io.jrunc.bindings.c.__user_cap_data_struct;
 import io.jrunc.bindings.c.__user_cap_header_struct;
 import io.jrunc.bindings.c.cmsghdr;
 import io.jrunc.bindings.c.iovec;
+import io.jrunc.bindings.c.mount_attr;
 import io.jrunc.bindings.c.msghdr;
 import io.jrunc.bindings.c.pollfd;
 import io.jrunc.bindings.c.posix_spawn_file_actions_t;
@@ -299,6 +300,12 @@ class FacadeMatchesGeneratedTest {
         assertEquals(pollfd.fd$offset(), FileDescriptors.POLL_FD);
         assertEquals(pollfd.events$offset(), FileDescriptors.POLL_EVENTS);
         assertEquals(pollfd.revents$offset(), FileDescriptors.POLL_REVENTS);
+        // mount_setattr's struct mount_attr
+        assertEquals(mount_attr.sizeof(), MountApi.ATTR_SIZE);
+        assertEquals(mount_attr.attr_set$offset(), MountApi.ATTR_SET);
+        assertEquals(mount_attr.attr_clr$offset(), MountApi.ATTR_CLR);
+        assertEquals(mount_attr.propagation$offset(), MountApi.ATTR_PROPAGATION);
+        assertEquals(mount_attr.userns_fd$offset(), MountApi.ATTR_USERNS_FD);
         // posix_spawn's opaque types and sigset_t
         assertEquals(posix_spawn_file_actions_t.sizeof(), PosixSpawn.FILE_ACTIONS_SIZE);
         assertEquals(posix_spawnattr_t.sizeof(), PosixSpawn.ATTR_SIZE);

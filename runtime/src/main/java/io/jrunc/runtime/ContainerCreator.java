@@ -182,6 +182,9 @@ public final class ContainerCreator {
             // at the exec gate, where what it did is checked.
             FileDescriptors.write(createGate[1], new byte[] {1});
             thread.awaitGate(pid, SPAWN_TIMEOUT_MILLIS);
+            if (!namespaces.has(io.jrunc.bindings.Namespaces.CLONE_NEWNS)) {
+                io.jrunc.runtime.init.SharedMountNamespace.verify(pid);
+            }
             int chdir = report.chdirError();
             if (chdir != 0) {
                 throw new ContainerException("unable to start container process: error during container init: "
@@ -279,6 +282,11 @@ public final class ContainerCreator {
         }
         if (spec.linux() != null && spec.linux().mountLabel() != null && !spec.linux().mountLabel().isEmpty()) {
             throw new ContainerException("linux.mountLabel: SELinux is not supported by jrunc yet");
+        }
+        try {
+            io.jrunc.runtime.init.IdmappedBinds.refuse(spec, null);
+        } catch (IllegalArgumentException e) {
+            throw new ContainerException(e.getMessage());
         }
     }
 

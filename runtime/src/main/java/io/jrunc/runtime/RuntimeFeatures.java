@@ -22,16 +22,16 @@ public final class RuntimeFeatures {
         List<String> caps = Capabilities.NAMES.subList(0, Math.min(Capabilities.NAMES.size(), Capabilities.lastCap() + 1));
         return new Features(SpecVersion.MINIMUM, SpecVersion.CURRENT,
                 List.of("prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop"),
-                List.of("async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec", "lazytime", "mand",
+                List.of("async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec", "idmap", "lazytime", "mand",
                         "noatime", "nodev", "nodiratime", "noexec", "nolazytime", "nomand", "norelatime",
-                        "nostrictatime", "nosuid", "nosymfollow", "private", "rbind", "relatime", "remount", "ro",
+                        "nostrictatime", "nosuid", "nosymfollow", "private", "rbind", "relatime", "remount", "ridmap", "ro",
                         "rprivate", "rshared", "rslave", "runbindable", "rw", "shared", "slave", "strictatime",
                         "suid", "sync", "unbindable"),
                 new Features.Linux(List.of("cgroup", "ipc", "mount", "network", "pid", "time", "user", "uts"), caps,
                         new Features.Cgroup(v1, v2, false, false, false),
                         seccomp(),
                         new Features.Apparmor(false), new Features.Selinux(false), new Features.IntelRdt(false, null, null),
-                        null, null, null),
+                        null, new Features.MountExtensions(new Features.IDMap(true)), null),
                 Map.of("io.jrunc.version", version, "io.jrunc.cgroup.mode", mode.name().toLowerCase()),
                 List.of("bundle"));
     }

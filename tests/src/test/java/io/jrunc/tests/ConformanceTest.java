@@ -128,25 +128,4 @@ class ConformanceTest {
                 () -> assertEquals("lo 7", f.one("prio")),
                 () -> assertTrue(out.lines().anyMatch("removed"::equals), "the cgroup outlived delete"));
     }
-
-    /** Without a mount namespace jrunc refuses (docs/runtime.md says why), with the reason and nothing left. */
-    @Test
-    void aConfigWithoutAMountNamespaceIsRefusedWithTheReason(Sandbox sb) throws Exception {
-        Bundle b = sb.bundle().args("true");
-        com.fasterxml.jackson.databind.node.ArrayNode namespaces = b.config().withObjectProperty("linux")
-                .withArrayProperty("namespaces");
-        for (int i = namespaces.size() - 1; i >= 0; i--) {
-            if (namespaces.get(i).path("type").asText().equals("mount")) {
-                namespaces.remove(i);
-            }
-        }
-        // masked and read-only paths need a mount namespace (the config's own rule): without them
-        b.config().withObjectProperty("linux").remove(List.of("maskedPaths", "readonlyPaths"));
-        b.write();
-        Result r = sb.jrunc().in(b.dir(), "run", sb.id("nomnt")).exit(1);
-        assertEquals(1, r.stderr().strip().lines().count(), r.describe("one line"));
-        assertTrue(r.stderr().contains("a mount namespace is required") && r.stderr().contains("on the host"),
-                r.describe("the reason"));
-        assertEquals(List.of(), sb.leftovers());
-    }
 }

@@ -35,6 +35,9 @@ import java.util.List;
  *   <li>create only, the create gate: the child says it is there ({@link ChildReport}) and reads the
  *       create gate's pipe, which the creator writes once the root is final (procfs in place, the
  *       mounts after it made again: MountOrder);
+ *   <li>create of a container without a mount namespace: a detached copy of the root, the runtime's
+ *       mount namespace joined, the copy made the root ({@link SharedMountNamespace}); then, without
+ *       no_new_privs, the filter;
  *   <li>the working directory, entered as runc enters it: first with the runtime's identity, then
  *       (when that was refused) again with the process's; each chdir's errno copied to the report;
  *   <li>the credentials in {@link ProcessCredentials}'s order;
@@ -64,8 +67,15 @@ public final class ChainSpawn implements AutoCloseable {
      *                   container's /proc/self/fd; or -1
      * @param createGate for create: the read end of the pipe the child waits on until the root is final;
      *                   or -1
+     * @param sharedMountNs for create of a container without a mount namespace: a descriptor of the
+     *                   runtime's mount namespace, which the child joins once the root is final
+     *                   ({@link SharedMountNamespace}); or -1
      */
-    public record Gates(String path, int opathFd, int createGate) {}
+    public record Gates(String path, int opathFd, int createGate, int sharedMountNs) {
+        public Gates(String path, int opathFd, int createGate) {
+            this(path, opathFd, createGate, -1);
+        }
+    }
 
     private static final int SECCOMP_SET_MODE_FILTER = 1;
     private static final long KERNEL_SIGACTION_SIZE = 32; // x86-64 and aarch64: handler, flags, restorer, mask
@@ -197,10 +207,15 @@ public final class ChainSpawn implements AutoCloseable {
         int gateFd = pathGate ? gateFd(request.preserveFds(), notify) : low;
         // create's gate pipe right above the exec gate's O_PATH descriptor, kept by the close_range
         int createGate = gates.createGate() >= 0 ? gateFd + 1 : -1;
+        // a shared mount namespace's descriptor right above create's gate pipe, kept too
+        int sharedMountNs = createGate >= 0 && gates.sharedMountNs() >= 0 ? createGate + 1 : -1;
         if (createGate >= 0) {
             chain.call("dup2", gates.createGate(), createGate);
+            if (sharedMountNs >= 0) {
+                chain.call("dup2", gates.sharedMountNs(), sharedMountNs);
+            }
             sys("close_range", low, createGate - 1, 0);
-            sys("close_range", createGate + 1, 0xffffffffL, 0);
+            sys("close_range", Math.max(createGate, sharedMountNs) + 1, 0xffffffffL, 0);
         } else if (!pathGate) {
             chain.call("dup2", gates.opathFd(), low);
             sys("close_range", low + 1, 0xffffffffL, 0);
@@ -215,12 +230,14 @@ public final class ChainSpawn implements AutoCloseable {
             fprog.putLong(8, chain.bytes(programBytes));
             program = chain.bytes(fprog.array());
         }
-        if (!nnp && filter != null) {
+        // Leaving the building mount namespace takes calls a profile may deny (open_tree, setns, chroot):
+        // the filter is loaded after them, still before the credentials.
+        if (!nnp && filter != null && sharedMountNs < 0) {
             load(filter, program);
         }
         if (pathGate) {
             int opath = FileDescriptors.O_PATH | FileDescriptors.O_CLOEXEC;
-            if (notify && nnp) {
+            if (notify && (nnp || sharedMountNs >= 0)) {
                 // the listener, which comes at the lowest free descriptor, is made later: keep its place
                 open(gates.path(), opath);
                 chain.call("dup3", low, gateFd, FileDescriptors.O_CLOEXEC);
@@ -236,6 +253,12 @@ public final class ChainSpawn implements AutoCloseable {
             record(loaded, "read", createGate, 0, 1);
             chain.call("close", createGate);
             record(loaded, "close", createGate);
+        }
+        if (sharedMountNs >= 0) {
+            SharedMountNamespace.leave(this, sharedMountNs);
+            if (!nnp && filter != null) {
+                load(filter, program);
+            }
         }
         // runc's order: the working directory with the runtime's identity, which may enter what the
         // process's may not, and again after the credentials when that was refused
@@ -324,7 +347,17 @@ public final class ChainSpawn implements AutoCloseable {
         record(loaded, "openat", FileDescriptors.AT_FDCWD, 0, flags, 0);
     }
 
-    private void sys(String name, long... args) {
+    /** Adds a libc call (steps of other classes of this package that build part of the chain). */
+    void libc(String symbol, long... args) {
+        chain.call(symbol, args);
+    }
+
+    /** A C string that lives as long as the chain. */
+    long string(String s) {
+        return chain.string(s);
+    }
+
+    void sys(String name, long... args) {
         int nr = table.number(name);
         if (nr == SyscallTable.ABSENT) {
             throw new IllegalStateException("no " + name + " syscall on " + table.arch().specName());

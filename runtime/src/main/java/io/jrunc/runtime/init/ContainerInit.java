@@ -123,6 +123,9 @@ public final class ContainerInit implements SpawnThread.Body {
         // creator makes its cgroup namespace itself, once there.
         int later = CLONE_NEWPID | (childMoved ? CLONE_NEWCGROUP : 0);
         int now = namespaces.create() & ~later;
+        // Without a mount namespace of its own the root is still built in one, the thread's alone, which
+        // the child leaves for the runtime's once the root is final (SharedMountNamespace).
+        int sharedMountNs = -1;
         if (namespaces.hasUser()) {
             // The holder makes the user namespace and, owned by it, every other namespace the config
             // creates but pid and time; this thread joins them (after its cgroup, so a cgroup namespace
@@ -136,15 +139,28 @@ public final class ContainerInit implements SpawnThread.Body {
             holder.joinCreated();
             now &= ~(owned | CLONE_NEWUSER);
         }
-        if (now != 0) {
-            Namespaces.unshare(now);
-        }
         if (!namespaces.has(CLONE_NEWNS)) {
-            throw new IllegalArgumentException("linux.namespaces: a mount namespace is required (jrunc makes the"
-                    + " config's mounts, the exec gate and pivot_root in the container's own mount namespace; in"
-                    + " the runtime's they would be made on the host)");
+            if (namespaces.hasUser()) {
+                // the process leaves its mount namespace for the runtime's after it has joined its user
+                // namespace, which gives it no capability over the runtime's mount namespace
+                throw new IllegalArgumentException("linux.namespaces: a user namespace without a mount namespace"
+                        + " is not supported by jrunc");
+            }
+            SharedMountNamespace.refuse(spec);
+            sharedMountNs = SharedMountNamespace.open();
+            now |= CLONE_NEWNS;
         }
+        try {
+            if (now != 0) {
+                Namespaces.unshare(now);
+            }
+            return build(self, childMoved, sharedMountNs);
+        } finally {
+            FileDescriptors.closeQuietly(sharedMountNs);
+        }
+    }
 
+    private int build(SpawnThread self, boolean childMoved, int sharedMountNs) throws Exception {
         CgroupMounts cgroupMounts = new CgroupMounts(cgroup.location(),
                 namespaces.creates(CLONE_NEWCGROUP) && !childMoved);
         prepared = new RootfsBuilder(spec, rootfs, cgroupMounts, hostIds).prepare(noPivot, execFifo,
@@ -171,7 +187,7 @@ public final class ContainerInit implements SpawnThread.Body {
             joinSessionKeyring(newKeyring);
         }
         FsContext.umask(setup.request().umask());
-        return spawn.spawn(setup, new ChainSpawn.Gates(prepared.gatePath(), -1, createGate), slave, self,
+        return spawn.spawn(setup, new ChainSpawn.Gates(prepared.gatePath(), -1, createGate, sharedMountNs), slave, self,
                 userNamespace, hostIds);
     }
 

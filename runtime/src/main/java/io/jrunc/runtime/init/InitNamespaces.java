@@ -1,6 +1,7 @@
 package io.jrunc.runtime.init;
 
 import io.jrunc.bindings.FileDescriptors;
+import io.jrunc.bindings.FsContext;
 import io.jrunc.bindings.Namespaces;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,7 +15,7 @@ import java.util.List;
  * descriptor is opened before any namespace is joined, because joining the mount namespace hides the
  * host's /proc. Namespaces the runtime already shares with the container are skipped. Joined in
  * runc's order (ipc, uts, net, pid, mnt, cgroup); the caller has unshared CLONE_FS (joining a mount
- * namespace needs it). Joining the pid namespace affects only the children the thread creates next.
+ * namespace needs it, and so does taking the init's root when the mount namespace is shared). Joining the pid namespace affects only the children the thread creates next.
  */
 public final class InitNamespaces implements AutoCloseable {
     public static final List<String> ALL = List.of("ipc", "uts", "net", "pid", "mnt", "cgroup");
@@ -25,6 +26,8 @@ public final class InitNamespaces implements AutoCloseable {
 
     private final int pid;
     private final List<Opened> opened = new ArrayList<>();
+    /** The init's root, when its mount namespace is the runtime's: -1 otherwise. */
+    private int root = -1;
 
     private InitNamespaces(int pid) {
         this.pid = pid;
@@ -41,6 +44,12 @@ public final class InitNamespaces implements AutoCloseable {
                 }
                 Path theirs = Path.of("/proc", Integer.toString(pid), "ns", kind);
                 if (Files.readSymbolicLink(theirs).equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns", kind)))) {
+                    if (kind.equals("mnt")) {
+                        // A container without a mount namespace has a root of its own all the same
+                        // (SharedMountNamespace): joining takes it from the init process.
+                        ns.root = FileDescriptors.open("/proc/" + pid + "/root", FileDescriptors.O_PATH
+                                | FileDescriptors.O_DIRECTORY | FileDescriptors.O_CLOEXEC);
+                    }
                     continue;
                 }
                 ns.opened.add(new Opened(FileDescriptors.open(theirs.toString(),
@@ -77,10 +86,15 @@ public final class InitNamespaces implements AutoCloseable {
         for (Opened o : opened) {
             Namespaces.setns(o.fd(), o.flag(), "namespace of " + pid);
         }
+        if (root >= 0) {
+            FsContext.fchdir(root);
+            FsContext.chroot(".");
+        }
     }
 
     @Override
     public void close() {
         opened.forEach(o -> FileDescriptors.closeQuietly(o.fd()));
+        FileDescriptors.closeQuietly(root);
     }
 }

@@ -11,7 +11,14 @@ import java.util.Map;
  * (applied by separate mount calls, as the kernel requires), and everything else joined into the data
  * string the filesystem parses ("mode=755,size=65536k").
  */
-public record MountOptions(long flags, List<Long> propagation, String data, boolean recursiveBind, boolean copyUp) {
+public record MountOptions(long flags, List<Long> propagation, String data, boolean recursiveBind, boolean copyUp,
+        Idmap idmap) {
+
+    /**
+     * The runtime-spec's "idmap" and "ridmap" options, which are never passed to mount(2): the mount is
+     * idmapped ({@link IdmappedBinds}), with "ridmap" its submounts too.
+     */
+    public enum Idmap { NONE, IDMAP, RIDMAP }
 
     private record Flag(boolean clear, long value) {}
 
@@ -57,6 +64,7 @@ public record MountOptions(long flags, List<Long> propagation, String data, bool
         List<Long> propagation = new ArrayList<>();
         List<String> data = new ArrayList<>();
         boolean copyUp = false;
+        Idmap idmap = Idmap.NONE;
         if (options != null) {
             for (String option : options) {
                 Flag flag = FLAGS.get(option);
@@ -64,9 +72,10 @@ public record MountOptions(long flags, List<Long> propagation, String data, bool
                     flags = flag.clear() ? flags & ~flag.value() : flags | flag.value();
                 } else if (PROPAGATION.containsKey(option)) {
                     propagation.add(PROPAGATION.get(option));
-                } else if (option.equals("idmap") || option.equals("ridmap")) {
-                    throw new IllegalArgumentException(where + ": option " + option
-                            + " needs a user namespace, which jrunc does not support yet");
+                } else if (option.equals("idmap")) {
+                    idmap = idmap == Idmap.RIDMAP ? idmap : Idmap.IDMAP;
+                } else if (option.equals("ridmap")) {
+                    idmap = Idmap.RIDMAP;
                 } else if (option.equals("tmpcopyup")) {
                     copyUp = true; // runc's extension: the new tmpfs starts with the image's content
                 } else if (option.startsWith("r") && FLAGS.containsKey(option.substring(1))
@@ -79,7 +88,7 @@ public record MountOptions(long flags, List<Long> propagation, String data, bool
             }
         }
         return new MountOptions(flags, List.copyOf(propagation), String.join(",", data),
-                (flags & (MS_BIND | MS_REC)) == (MS_BIND | MS_REC), copyUp);
+                (flags & (MS_BIND | MS_REC)) == (MS_BIND | MS_REC), copyUp, idmap);
     }
 
     /**

@@ -93,6 +93,7 @@ public final class RootfsBuilder {
     private final List<ProcMount> procMounts = new ArrayList<>();
     private final List<MountHandle> handles = new ArrayList<>();
     private String gate;
+    private IdmappedBinds idmapped;
 
     /**
      * Everything up to and including the switch of root, every mount in the config's order. A proc
@@ -156,6 +157,10 @@ public final class RootfsBuilder {
         } catch (RuntimeException | Error e) {
             new Prepared(List.of(), gate, handles).closeHandles();
             throw e;
+        } finally {
+            if (idmapped != null) {
+                idmapped.close();
+            }
         }
         return new Prepared(List.copyOf(procMounts), gate, List.copyOf(handles));
     }
@@ -248,7 +253,14 @@ public final class RootfsBuilder {
             } else {
                 createFile(dest);
             }
-            Mounts.mount(source, dest.toString(), "bind", MS_BIND | (options.recursiveBind() ? MS_REC : 0), null);
+            if (IdmappedBinds.isIdmapped(m, options)) {
+                if (idmapped == null) {
+                    idmapped = new IdmappedBinds(spec);
+                }
+                idmapped.mount(m, options, dest, where);
+            } else {
+                Mounts.mount(source, dest.toString(), "bind", MS_BIND | (options.recursiveBind() ? MS_REC : 0), null);
+            }
             long cleared = MountOptions.clearedFlags(m.options());
             if (options.remountFlags() != 0 || cleared != 0) {
                 LockedFlags.remountBind(where, source, dest, options.remountFlags(), cleared);
