@@ -238,7 +238,12 @@ class CgroupV2GuestTest {
             assertEquals(128 + SIGKILL, hog.exitValue(), "killed by SIGKILL");
             short revents = io.jrunc.bindings.FileDescriptors.poll(notifier.fd(), notifier.events(), 10_000);
             assertEquals(pri, (short) (revents & pri), "memory.events flagged changed: " + revents);
-            notifier.rearm();
+            // memory.events may change once more as the killed hog's exit is counted: rearm until it is
+            // quiet, which a notifier that never clears its flag would never be
+            int rearms = 0;
+            do {
+                notifier.rearm();
+            } while (io.jrunc.bindings.FileDescriptors.poll(notifier.fd(), notifier.events(), 100) != 0 && ++rearms < 10);
             assertEquals(0, io.jrunc.bindings.FileDescriptors.poll(notifier.fd(), notifier.events(), 100), "read again: not flagged");
         } finally {
             notifier.close();
