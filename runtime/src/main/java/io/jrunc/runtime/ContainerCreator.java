@@ -284,7 +284,7 @@ public final class ContainerCreator {
             throw new ContainerException("linux.mountLabel: SELinux is not supported by jrunc yet");
         }
         try {
-            io.jrunc.runtime.init.IdmappedBinds.refuse(spec, null);
+            io.jrunc.runtime.init.IdmappedBinds.refuse(spec, () -> Rootless.unprivileged() || Rootless.inUserNamespace());
         } catch (IllegalArgumentException e) {
             throw new ContainerException(e.getMessage());
         }

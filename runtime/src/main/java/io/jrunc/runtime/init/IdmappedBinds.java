@@ -77,10 +77,10 @@ public final class IdmappedBinds implements AutoCloseable {
     /**
      * runc's rules for idmapped mounts, checked before create makes anything: bind mounts only, a
      * mapping for both uids and gids (a mount's own, or with "idmap"/"ridmap" alone the container's user
-     * namespace), and a runtime that is not rootless. {@code rootless} is what the runtime detected;
-     * null asks {@link #runtimeIsRootless()}.
+     * namespace), and a runtime that is not rootless. {@code rootless} answers whether the runtime is,
+     * asked only when a mount is idmapped (it reads /proc, which other creates need not pay for).
      */
-    public static void refuse(Spec spec, Boolean rootless) {
+    public static void refuse(Spec spec, java.util.function.BooleanSupplier rootless) {
         if (spec.mounts() == null) {
             return;
         }
@@ -94,10 +94,7 @@ public final class IdmappedBinds implements AutoCloseable {
             if (!options.isBind() && !"bind".equals(m.type())) {
                 throw new IllegalArgumentException(where + ": id-mapped mounts are only supported for bind-mounts");
             }
-            if (rootless == null) {
-                rootless = runtimeIsRootless();
-            }
-            if (rootless) {
+            if (rootless.getAsBoolean()) {
                 throw new IllegalArgumentException(where + ": id-mapped mounts are not supported for rootless containers");
             }
             if (m.uidMappings() == null && m.gidMappings() == null && userNamespacePath(spec) == null) {
@@ -105,27 +102,6 @@ public final class IdmappedBinds implements AutoCloseable {
                         + " specified (option " + options.idmap().name().toLowerCase()
                         + " without mappings takes the container's, and it has no user namespace)");
             }
-        }
-    }
-
-    /**
-     * Whether this runtime is rootless as runc decides it: not euid 0, or euid 0 in a user namespace
-     * other than the initial one (whose uid_map maps all 2^32-1 ids onto themselves).
-     */
-    public static boolean runtimeIsRootless() {
-        try {
-            String effectiveUid = null;
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("Uid:")) {
-                    effectiveUid = line.substring(4).trim().split("\\s+")[1];
-                }
-            }
-            List<String> uidMap = Files.readAllLines(Path.of("/proc/self/uid_map"));
-            boolean initialNamespace = uidMap.size() == 1
-                    && uidMap.getFirst().trim().replaceAll("\\s+", " ").equals("0 0 4294967295");
-            return !"0".equals(effectiveUid) || !initialNamespace;
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("reading this process's user ids", e);
         }
     }
 
