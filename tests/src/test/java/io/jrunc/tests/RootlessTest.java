@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class RootlessTest {
     private static final List<String> APPLETS = List.of("sh", "id", "cat", "grep", "test", "echo", "head", "wc",
-            "sleep", "touch", "stat", "ls", "true");
+            "sleep", "touch", "stat", "ls", "true", "readlink");
 
     private TestUser user;
     private Path work;
@@ -303,6 +303,46 @@ class RootlessTest {
         List<String> out = r.stdout().lines().map(String::strip).toList();
         assertEquals(List.of("0", "0 " + user.uid() + " 1", "null-ok", "proc-ok"),
                 List.of(out.get(0), out.get(1).replaceAll("\\s+", " "), out.get(2), out.get(3)), r.describe("inside"));
+    }
+
+    /**
+     * A fresh sysfs at /sys, as a root config asks: without a network namespace (the host's network) the
+     * kernel refuses it to the user, and /sys becomes a read-only bind of the host's, showing the host's
+     * interfaces; with a new network namespace it is mounted, and the namespace has only lo.
+     */
+    @Test
+    void sysfsFallsBackToTheHostsWithoutANetworkNamespaceAndANewOneHasOnlyLo() throws IOException {
+        Path b = bundle();
+        script(b, "readlink /proc/self/ns/net; ls /sys/class/net | grep -c .; grep ' / /sys ' /proc/self/mountinfo; "
+                + "grep -c : /proc/net/dev; grep -q '^ *lo:' /proc/net/dev && echo lo-ok");
+        ObjectNode c = config(b);
+        for (var m : c.get("mounts")) {
+            if (m.get("destination").asText().equals("/sys")) {
+                ((ObjectNode) m).put("type", "sysfs").put("source", "sysfs");
+                ((ObjectNode) m).putArray("options").add("nosuid").add("noexec").add("nodev").add("ro");
+            }
+        }
+        write(b, c);
+        long hostInterfaces;
+        try (var names = Files.list(Path.of("/sys/class/net"))) {
+            hostInterfaces = names.count();
+        }
+        Result shared = jruncAsUser(b, "run", "rl-hostnet").ok();
+        List<String> out = shared.stdout().lines().map(String::strip).toList();
+        assertEquals(Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString(), out.get(0), shared.describe("the host's network"));
+        assertEquals(Long.toString(hostInterfaces), out.get(1), shared.describe("the host's interfaces in /sys"));
+        String[] sys = out.get(2).split(" ");
+        assertTrue(List.of(sys[5].split(",")).contains("ro"), shared.describe("/sys read-only"));
+        assertTrue(out.get(2).contains(" - sysfs "), shared.describe("/sys a bind of a sysfs"));
+
+        ((ArrayNode) c.get("linux").get("namespaces")).addObject().put("type", "network");
+        write(b, c);
+        Result own = jruncAsUser(b, "run", "rl-ownnet").ok();
+        out = own.stdout().lines().map(String::strip).toList();
+        assertTrue(!out.get(0).equals(Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString()), own.describe("a new network namespace"));
+        assertEquals("1", out.get(1), own.describe("only lo in /sys/class/net"));
+        assertEquals("1", out.get(3), own.describe("one interface in /proc/net/dev"));
+        assertEquals("lo-ok", out.get(4), own.describe("lo"));
     }
 
     @Test
