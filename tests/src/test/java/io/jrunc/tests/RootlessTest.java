@@ -171,6 +171,28 @@ class RootlessTest {
         assertEquals(TestUser.SUB_START + 999, (int) Files.getAttribute(b.resolve("rootfs/tmp/by-root"), "unix:uid"));
     }
 
+    /** A range past the user's /etc/subuid allowance: newuidmap refuses it, create says so and leaves nothing. */
+    @Test
+    void aRangeOutsideTheUsersAllowanceIsRefused() throws IOException {
+        Path b = bundle();
+        script(b, "true");
+        ObjectNode c = config(b);
+        ObjectNode linux = (ObjectNode) c.get("linux");
+        for (String field : List.of("uidMappings", "gidMappings")) {
+            long own = field.startsWith("uid") ? user.uid() : user.gid();
+            ArrayNode maps = linux.putArray(field);
+            maps.addObject().put("containerID", 0).put("hostID", own).put("size", 1);
+            maps.addObject().put("containerID", 1).put("hostID", TestUser.SUB_START + TestUser.SUB_COUNT).put("size", 10);
+        }
+        write(b, c);
+        Result r = jruncAsUser(b, "run", "rl-beyond");
+        assertEquals(1, r.exitCode(), r.describe("beyond the allowance"));
+        // newgidmap runs first (as runc runs them) and refuses the gid range
+        assertTrue(r.stderr().contains("linux.gidMappings: newgidmap refused the map"), r.describe("the field named"));
+        assertEquals(1, r.stderr().strip().lines().count(), r.describe("one line"));
+        assertFalse(Files.exists(stateRoot().resolve("rl-beyond")), "no state left");
+    }
+
     private static String normal(String map) {
         return String.join("|", map.lines().map(l -> l.strip().replaceAll("\\s+", " ")).sorted().toList());
     }
