@@ -131,7 +131,7 @@ class RootlessTest {
         script(b, "id -u; id -g; cat /proc/self/setgroups; cat /proc/self/uid_map; "
                 + "test -c /dev/null && echo x > /dev/null && echo null-ok; "
                 + "test -c /dev/zero && head -c 4 /dev/zero | wc -c; test -c /dev/tty && echo tty-ok; "
-                + "grep -c ' / ' /proc/self/mountinfo", true);
+                + "grep -c ' / ' /proc/self/mountinfo; echo fds; ls -1 /proc/1/fd; tty", true);
         assertTrue(config(b).get("process").get("terminal").asBoolean(), "spec --rootless's process has a terminal");
         Result r = jruncAsUser(b, "run", "rl-one").ok();
         List<String> out = r.stdout().lines().map(String::strip).toList();
@@ -140,6 +140,10 @@ class RootlessTest {
         assertEquals("deny", out.get(2), r.describe("setgroups"));
         assertEquals("0 " + user.uid() + " 1", out.get(3).replaceAll("\\s+", " "), r.describe("uid_map"));
         assertEquals(List.of("null-ok", "4", "tty-ok"), out.subList(4, 7), r.describe("devices"));
+        // the container's process holds its stdio and nothing of the runtime's (the stage's or the JVM's)
+        // (`; tty` keeps sh as PID 1: it would exec its last command in its place)
+        assertEquals(List.of("fds", "0", "1", "2"), out.subList(8, 12), r.describe("descriptors of PID 1"));
+        assertTrue(out.get(12).matches("/dev/pts/\\d+"), r.describe("the terminal is the container's devpts's"));
         assertTrue(Files.isDirectory(stateRoot()), "state root " + stateRoot());
     }
 
