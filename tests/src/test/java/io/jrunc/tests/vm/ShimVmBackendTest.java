@@ -129,7 +129,7 @@ class ShimVmBackendTest {
     static Path bundle(String id, String type, String... args) throws IOException {
         Path dir = work.resolve("bundles").resolve(id);
         PodVmTest.busyboxBundle(dir);
-        for (String applet : List.of("ip", "wget")) {
+        for (String applet : List.of("ip", "wget", "dd")) {
             Files.createSymbolicLink(dir.resolve("rootfs/bin").resolve(applet), Path.of("busybox"));
         }
         ObjectNode config = (ObjectNode) JruncVm.JSON.readTree(dir.resolve("config.json").toFile());
@@ -407,13 +407,14 @@ class ShimVmBackendTest {
     @Test
     @Order(5)
     void aContainerOverItsMemoryLimitIsReportedOomBeforeItsExit() throws Exception {
-        Path bundle = bundle("hog", "container", "sh", "-c", "x=$(yes | head -c 67108864); echo survived");
+        // One 64 MiB buffer filled by a single read: each page is written once, so reclaim swaps out
+        // pages the hog never touches again until the swap allowance is spent, and the OOM kill follows.
+        // A buffer grown by copying (a shell variable) re-reads what was swapped out and can thrash
+        // without end under software emulation, the refaults counting as reclaim's progress.
+        Path bundle = bundle("hog", "container", "dd", "if=/dev/zero", "of=/dev/null", "bs=67108864", "count=1");
         ObjectNode config = (ObjectNode) JruncVm.JSON.readTree(bundle.resolve("config.json").toFile());
         // the CRI plugin's resources as config.json carries them: the memory limit and the memory+swap
-        // total (CRI's memory_swap_limit_in_bytes), 8 MiB of the pod's 64 MiB swap area for this one.
-        // Kept small: the hog's growing buffer is copied on every resize, so each MiB of swap it may use
-        // is written out and read back many times: with 32 MiB the OOM kill came after 20 to 100 s
-        // under software emulation, varying with the host's disk.
+        // total (CRI's memory_swap_limit_in_bytes), 8 MiB of the pod's 64 MiB swap area for this one
         config.withObjectProperty("linux").withObjectProperty("resources").withObjectProperty("memory")
                 .put("limit", 16L << 20).put("swap", 24L << 20);
         JruncVm.JSON.writeValue(bundle.resolve("config.json").toFile(), config);
