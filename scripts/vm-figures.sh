@@ -150,7 +150,7 @@ podstart_figure() {
 pod_figures() {
   local rounds=${BOOT_ROUNDS:-3} images=${POD_IMAGES:-$IMAGE} r step img i n pod qemu_pid bdir t line a
   local run_images=${POD_RUN_IMAGES:-${POD_IMAGES:-$IMAGE}}
-  local -a cmd args
+  local -a cmd=() args=()
   rw_bundle
   : > "$OUT/pod-base-first"; : > "$OUT/pod-base-wall"
   n=0; for img in $images; do n=$((n + 1)); for f in ready rss run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done

@@ -136,8 +136,6 @@ mv "$OUT/initrd.cpio.tmp" "$OUT/initrd.cpio"
 rm -rf "$stage"
 cp "$kernel" "$OUT/vmlinuz"
 rm -f "$OUT/cmdline" "$OUT/digest"   # the names before jrunc-vm's
-# MALLOC_ARENA_MAX=2 (the kernel hands unknown NAME=VALUE parameters to init as its environment): the
-# agent's many platform threads would otherwise each get a malloc arena of their own.
-echo "quiet init=/init oops=panic mitigations=off LD_LIBRARY_PATH=/jre/lib MALLOC_ARENA_MAX=2 -- @/jrunc/args" > "$OUT/kernel.cmdline"
+echo "quiet init=/init oops=panic mitigations=off LD_LIBRARY_PATH=/jre/lib -- @/jrunc/args" > "$OUT/kernel.cmdline"
 (cd "$OUT" && sha256sum vmlinuz initrd.cpio kernel.cmdline | sha256sum | cut -d' ' -f1) > "$OUT/image.digest"
 echo "vm-image: $(basename "$kernel"), initramfs $(( $(stat -c %s "$OUT/initrd.cpio") / 1048576 )) MB, modules: ${#seen[@]}, digest $(cut -c1-12 "$OUT/image.digest")"
