@@ -88,9 +88,9 @@ cp "$LIB"/*.jar "$stage/jrunc/lib/"
 # FFM reads of FdStream, which pin theirs: at least four carriers even on a 1-vCPU pod.
 # ArchiveRelocationMode=0: the class data archives mapped at the base address they were dumped for,
 # as before JDK 20, instead of at a random one with every pointer in them patched (mode 1, the default
-# since), which under emulation is a long stretch of the JVM's start and writes, so makes resident, every
-# page of the 25 MB mapped. Only the archives' placement loses its randomness (the rest of the address
-# space keeps ASLR); where the base is taken the JVM relocates after all.
+# since), which patches pointers all through the 25 MB mapped, slow under emulation (the pod figures:
+# ready 11.6 -> 8.6 s with it; resident memory unchanged). Only the archives' placement loses its
+# randomness (the rest of the address space keeps ASLR); where the base is taken the JVM relocates.
 JVM_FLAGS="-XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
 -Xms16m
