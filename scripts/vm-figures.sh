@@ -24,7 +24,7 @@
 # (`--network none`, read-only root), interleaved, BOOT_ROUNDS pairs (default 3).
 #
 #   scripts/vm-figures.sh [ROUNDS [CONTAINERS]]     (make build vm-image first; needs busybox-static, qemu)
-#   FIGURES=layer|virtiofs|network|podstart scripts/vm-figures.sh [ROUNDS]   one section alone
+#   FIGURES=layer|virtiofs|network|podstart|pod scripts/vm-figures.sh [ROUNDS]   one section alone
 #   (`scripts/vm-figures.sh layer [ROUNDS]` is FIGURES=layer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -137,8 +137,101 @@ podstart_figure() {
   echo "(d) run --rm to first output, none + read-only (ms):  $(tr '\n' ' ' < "$OUT/podstart-without") median $without"
   echo "(d) ratio (medians):                                  $(awk -v a="$now" -v b="$without" 'BEGIN {printf "%.2f", a / b}')"
 }
+# --- pod boot (pod_figures): `make bench-pod`, FIGURES=pod --------------------------------------------
+# BOOT_ROUNDS rounds (default 3), interleaved, each: (1) per image of POD_IMAGES (default build/vm-image;
+# several directories compare image variants in the same run; POD_RUN_IMAGES, default the same, those
+# of them whose `run --rm` is measured too) a pod booted by jrunc-vm (`pod create` +
+# `pod start`, default pod): kernel start to the agent's "ready for requests" and its resident memory
+# then, from its console; (2) the baseline: the same kernel and qemu command line (that pod's, read from
+# /proc) with the busybox initramfs above, whose /init prints its uptime (kernel start to its first
+# line) and powers off (qemu's wall time from start to exit); (3) per image, `run --rm BUNDLE echo hi`
+# on a new anonymous pod with the writable bundle, wall time to its first output and to its exit.
+# Medians and the ratios to the baseline. The order of the three is rotated every round.
+pod_figures() {
+  local rounds=${BOOT_ROUNDS:-3} images=${POD_IMAGES:-$IMAGE} r step img i n pod qemu_pid bdir t line a
+  local run_images=${POD_RUN_IMAGES:-${POD_IMAGES:-$IMAGE}}
+  local -a cmd=() args=()
+  rw_bundle
+  : > "$OUT/pod-base-first"; : > "$OUT/pod-base-wall"
+  n=0; for img in $images; do n=$((n + 1)); for f in ready rss run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
+  for r in $(seq "$rounds"); do
+    for step in $(case $((r % 3)) in 1) echo "boot base run" ;; 2) echo "run boot base" ;; 0) echo "base run boot" ;; esac); do
+      case $step in
+        boot)
+          n=0
+          for img in $images; do
+            n=$((n + 1)); pod=podfig$r-$n
+            JRUNC_VM_IMAGE=$img jv pod create --name "$pod" >/dev/null
+            JRUNC_VM_IMAGE=$img jv pod start "$pod" >/dev/null
+            # the console is written as the guest prints: the line may trail the monitor's first answer
+            for i in $(seq 50); do grep -q 'ready for requests' "$ROOT/pods/$pod/console.log" && break; sleep 0.2; done
+            line=$(grep -m1 'ready for requests' "$ROOT/pods/$pod/console.log")
+            echo "$line" | sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' >> "$OUT/pod-ready-$n"
+            echo "$line" | sed -n 's/.*resident \([0-9.]*\) MiB.*/\1/p' >> "$OUT/pod-rss-$n"
+            if [ ${#cmd[@]} = 0 ]; then
+              qemu_pid=$(jv pod inspect "$pod" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
+              mapfile -d '' cmd < "/proc/$qemu_pid/cmdline"
+            fi
+            cp "$ROOT/pods/$pod/console.log" "$OUT/pod-console-$r-$n.log"
+            jv pod rm -f "$pod" >/dev/null
+          done ;;
+        base)
+          if [ ${#cmd[@]} = 0 ]; then # the first round's boot comes later: take a pod's command line now
+            JRUNC_VM_IMAGE=${images%% *} jv pod create --name podfig-line >/dev/null
+            JRUNC_VM_IMAGE=${images%% *} jv pod start podfig-line >/dev/null
+            qemu_pid=$(jv pod inspect podfig-line | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
+            mapfile -d '' cmd < "/proc/$qemu_pid/cmdline"
+            pod=podfig-line; jv pod rm -f podfig-line >/dev/null
+          else
+            pod=$(echo "${cmd[*]}" | grep -o "$ROOT/pods/[^/ ]*" | head -1); pod=${pod##*/}
+          fi
+          bdir=$OUT/pod-baseline-$r; mkdir -p "$bdir"; args=()
+          for ((i = 1; i < ${#cmd[@]}; i++)); do
+            a=${cmd[$i]}
+            case ${cmd[$((i - 1))]} in
+              -initrd) a=$OUT/baseline.cpio ;;
+              -append) a="console=ttyS0 panic=-1 quiet init=/init" ;;
+              -serial) a=file:$bdir/console.log ;;
+            esac
+            args+=("${a//$ROOT\/pods\/$pod/$bdir}")
+          done
+          t=$(ms)
+          timeout 300 "${cmd[0]}" "${args[@]}" & baseline_qemu=$!
+          wait "$baseline_qemu" || true; baseline_qemu=
+          echo $(( $(ms) - t )) >> "$OUT/pod-base-wall"
+          sed -n 's/.*baseline: shell ready \([0-9.]*\) s.*/\1/p' "$bdir/console.log" >> "$OUT/pod-base-first" ;;
+        run)
+          n=0
+          for img in $images; do
+            n=$((n + 1)); case " $run_images " in *" $img "*) ;; *) continue ;; esac
+            t=$(ms)
+            JRUNC_VM_IMAGE=$img jv run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-run-first-$n"; cat >/dev/null; }
+            echo $(( $(ms) - t )) >> "$OUT/pod-run-wall-$n"
+          done ;;
+      esac
+    done
+  done
+  local base_first base_wall ready run_wall
+  base_first=$(median < "$OUT/pod-base-first") base_wall=$(median < "$OUT/pod-base-wall")
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b}'; }
+  echo "pod: machine $(nproc) cores, $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "pod: VM ${cmd[*]}" | sed "s|$ROOT/pods/[^/]*/|POD/|g"
+  echo "pod: baseline busybox init, kernel start to its first line (s):  $(tr '\n' ' ' < "$OUT/pod-base-first")median $base_first"
+  echo "pod: baseline busybox init, qemu start to power-off, wall (ms):   $(tr '\n' ' ' < "$OUT/pod-base-wall")median $base_wall"
+  n=0
+  for img in $images; do
+    n=$((n + 1)); ready=$(median < "$OUT/pod-ready-$n")
+    echo "pod: [$img] agent kernel start to ready (s):  $(tr '\n' ' ' < "$OUT/pod-ready-$n")median $ready, ratio to the baseline $(ratio "$ready" "$base_first")"
+    echo "pod: [$img] agent resident at ready (MiB):    $(tr '\n' ' ' < "$OUT/pod-rss-$n")median $(median < "$OUT/pod-rss-$n")"
+    run_wall=$(median < "$OUT/pod-run-wall-$n")
+    [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, first output (ms): $(tr '\n' ' ' < "$OUT/pod-run-first-$n")median $(median < "$OUT/pod-run-first-$n")"
+    [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-run-wall-$n")median $run_wall, ratio to the baseline's wall $(ratio "$run_wall" "$base_wall")"
+    echo "pod: [$img] initrd.cpio $(stat -c %s "$img/initrd.cpio") bytes"
+  done
+}
 case $MODE in
   layer) layer_figure; exit 0 ;;
+  pod) pod_figures; exit 0 ;;
   podstart) podstart_figure; exit 0 ;;
 esac
 

@@ -130,6 +130,11 @@ class AgentVmTest {
         // the image's archive of the agent's classes: a JVM that rejects it boots anyway, only slower
         assertTrue(console.contains("class data archive /jrunc/agent.jsa used"),
                 "the JVM did not use the agent's class data archive:\n" + console);
+        // the agent calls itself over AF_VSOCK just after its ready line
+        while (!console.contains("vsock loopback: ") && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            console = console();
+        }
         assertTrue(console.contains("vsock loopback: jrunc-vminit answered major 1"),
                 "the AF_VSOCK path was not exercised:\n" + console);
         assertEquals(1, agent.agentVersion().getMajor());

@@ -1,0 +1,52 @@
+package io.jrunc.vm.qemu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The accelerator and CPU model of a pod's qemu: this machine kind has no /dev/kvm, so no boot here
+ * shows the KVM side; the command line is checked instead.
+ */
+class QemuCommandTest {
+    private static final VmImage IMAGE = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initrd.cpio"),
+            "digest", "quiet init=/init");
+
+    private static String after(List<String> cmd, String flag) {
+        int i = cmd.indexOf(flag);
+        assertTrue(i >= 0 && i + 1 < cmd.size(), flag + " missing from " + cmd);
+        assertEquals(i, cmd.lastIndexOf(flag), flag + " given twice in " + cmd);
+        return cmd.get(i + 1);
+    }
+
+    @Test
+    void kvmTakesTheHostsCpu() {
+        List<String> cmd = QemuCommand.build(IMAGE, 2, 512L << 20, Path.of("/pod"), true);
+        assertTrue(after(cmd, "-machine").startsWith("pc,accel=kvm,"), cmd.toString());
+        assertEquals("host", after(cmd, "-cpu"));
+    }
+
+    @Test
+    void withoutKvmTheEmulatedCpuIsMax() {
+        // under TCG the guest's CPU is qemu's "max" model, the one the image's class data is made for
+        List<String> cmd = QemuCommand.build(IMAGE, 1, 512L << 20, Path.of("/pod"), false);
+        assertTrue(after(cmd, "-machine").startsWith("pc,accel=tcg,"), cmd.toString());
+        assertEquals("max", after(cmd, "-cpu"));
+    }
+
+    @Test
+    void kvmIsChosenExactlyWhenDevKvmOpensForReadingAndWriting() {
+        boolean opens;
+        try (RandomAccessFile kvm = new RandomAccessFile("/dev/kvm", "rw")) {
+            opens = true;
+        } catch (IOException e) {
+            opens = false;
+        }
+        assertEquals(opens, QemuCommand.kvmAvailable());
+    }
+}
