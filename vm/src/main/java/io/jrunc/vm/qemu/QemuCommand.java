@@ -76,9 +76,23 @@ public final class QemuCommand {
         return (bytes + (1 << 20) - 1) >> 20;
     }
 
-    @SuppressWarnings("try") // opening /dev/kvm is the test
+    /** KVM: /dev/kvm is a device (not a file someone left there) that this user may open read-write. */
     public static boolean kvmAvailable() {
-        try (FileChannel ignored = FileChannel.open(Path.of("/dev/kvm"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        return kvmAvailable(Path.of("/dev/kvm"));
+    }
+
+    @SuppressWarnings("try") // opening the device is the test
+    static boolean kvmAvailable(Path device) {
+        try {
+            if (!java.nio.file.Files.readAttributes(device, java.nio.file.attribute.BasicFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS).isOther()) {
+                return false;
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        // READ and WRITE without CREATE: a missing device is never made
+        try (FileChannel ignored = FileChannel.open(device, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             return true;
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return false;

@@ -1,13 +1,15 @@
 package io.jrunc.vm.qemu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The accelerator and CPU model of a pod's qemu: this machine kind has no /dev/kvm, so no boot here
@@ -39,14 +41,20 @@ class QemuCommandTest {
         assertEquals("max", after(cmd, "-cpu"));
     }
 
+    /**
+     * Only a device counts: a regular file at the path (one left by a careless open with create) or
+     * none at all is TCG, and the check never creates the path. /dev/null stands for a device that opens.
+     */
     @Test
-    void kvmIsChosenExactlyWhenDevKvmOpensForReadingAndWriting() {
-        boolean opens;
-        try (RandomAccessFile kvm = new RandomAccessFile("/dev/kvm", "rw")) {
-            opens = true;
-        } catch (IOException e) {
-            opens = false;
-        }
-        assertEquals(opens, QemuCommand.kvmAvailable());
+    void kvmIsChosenOnlyForADeviceThatOpensReadWrite(@TempDir Path dir) throws IOException {
+        assertTrue(QemuCommand.kvmAvailable(Path.of("/dev/null")));
+        Path missing = dir.resolve("kvm");
+        assertFalse(QemuCommand.kvmAvailable(missing));
+        assertFalse(Files.exists(missing), "the check made the path");
+        Files.createFile(missing);
+        assertFalse(QemuCommand.kvmAvailable(missing), "a regular file is not KVM");
+        Files.delete(missing);
+        Files.createSymbolicLink(missing, Path.of("/dev/null"));
+        assertFalse(QemuCommand.kvmAvailable(missing), "a link is not followed");
     }
 }
