@@ -109,7 +109,10 @@ one-jar:
 # on), build/bin/jrunc-vm beside build/bin/jrunc. It finds build/vm-image/ (`make vm-image`) by itself.
 # The class path is the jars by name, in a fixed order: an AOT cache is used only with the class path
 # it was trained with (a wildcard's order is the directory's).
-VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData
+# As jrunc's JVM_FLAGS (docs/PERFORMANCE.md, "The launcher's JVM flags"): no replay of the cache's method
+# profiles and a higher compile threshold, since a call is over before most compiles would repay.
+VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData \
+	-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining -XX:CompileThresholdScaling=20 -Xss512k
 render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAGS@|$(VM_JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
 	-e "s|@CLASSPATH@|$$(cd $(BUILD)/lib-vm && ls *.jar | sort | sed 's|^|$(1)/|' | paste -sd:)|" \
 	scripts/jrunc-vm.in > $(2) && chmod 755 $(2)
