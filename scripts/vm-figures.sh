@@ -229,7 +229,87 @@ pod_figures() {
     echo "pod: [$img] initrd.cpio $(stat -c %s "$img/initrd.cpio") bytes"
   done
 }
+# --- the CLI's latency (cli_figures) ----------------------------------------------------------------------
+# Each jrunc-vm read-only call against `jrunc list` (build/bin/jrunc, an empty root of its own) run right
+# after it, CLI_ROUNDS rounds (default 7), medians and their ratio: on an empty root, then with one pod
+# running a container (ls, pod ls, inspect, pod inspect, stats, logs). Then a second container in that
+# running pod, `run --rm --pod P BUNDLE echo hi`, its wall time against the agent's own Create + Start of
+# it (the "created ... in T ms" and "started in T ms" lines of the pod's console), CLI_RUNS (default 5).
+# CLI_VARIANTS="NAME=LAUNCHER ..." measures other jrunc-vm launchers in the same rounds, interleaved (the
+# state root is the same: an older build's, or one without its AOT cache); default: now=build/bin/jrunc-vm.
+cli_figures() {
+  local rounds=${CLI_ROUNDS:-7} runs=${CLI_RUNS:-5} pod=clipod jr=$PWD/build/bin/jrunc jroot=$OUT/jrunc-root
+  local variants=${CLI_VARIANTS:-now=$JRUNC_VM} v name bin call t f r console
+  mkdir -p "$jroot"
+  # one call of jrunc-vm (by variant) and one of jrunc list right after it, in ms, appended to $OUT/cli-*
+  cli_pair() {
+    local tag=$1 name=$2 bin=$3; shift 3
+    t=$(ms); "$bin" --root "$ROOT" "$@" >/dev/null 2>&1 || echo "vm-figures: $name: $* failed" >&2
+    echo $(( $(ms) - t )) >> "$OUT/cli-$tag-$name"
+    t=$(ms); "$jr" --root "$jroot" list >/dev/null; echo $(( $(ms) - t )) >> "$OUT/cli-$tag-$name-floor"
+  }
+  cli_report() {
+    local tag=$1 label=$2 vm floor
+    for v in $variants; do
+      name=${v%%=*}; vm=$(median < "$OUT/cli-$tag-$name") floor=$(median < "$OUT/cli-$tag-$name-floor")
+      printf 'cli: %-26s %-8s jrunc-vm %6s ms, jrunc list %5s ms, ratio %s\n' "$label" "$name" "$vm" "$floor" \
+        "$(awk -v a="$vm" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')"
+    done
+  }
+  rm -f "$OUT"/cli-*
+  local empty=("ls" "pod ls")
+  for r in $(seq "$rounds"); do
+    for call in "${empty[@]}"; do
+      for v in $variants; do
+        # shellcheck disable=SC2086
+        cli_pair "empty-${call// /-}" "${v%%=*}" "${v#*=}" $call
+      done
+    done
+  done
+  for call in "${empty[@]}"; do cli_report "empty-${call// /-}" "empty root: $call"; done
+
+  jv pod create --name "$pod" >/dev/null
+  jv create --pod "$pod" --name cli-c1 "$bundle" >/dev/null && jv start cli-c1 >/dev/null
+  local busy=("ls" "pod ls" "inspect cli-c1" "pod inspect $pod" "stats cli-c1" "logs cli-c1")
+  for r in $(seq "$rounds"); do
+    for call in "${busy[@]}"; do
+      for v in $variants; do
+        # shellcheck disable=SC2086
+        cli_pair "pod-${call// /-}" "${v%%=*}" "${v#*=}" $call
+      done
+    done
+  done
+  for call in "${busy[@]}"; do cli_report "pod-${call// /-}" "pod running: $call"; done
+
+  console=$ROOT/pods/$pod/console.log
+  for r in $(seq "$runs"); do
+    for v in $variants; do
+      name=${v%%=*}
+      t=$(ms); "${v#*=}" --root "$ROOT" run --rm --pod "$pod" --name "cli-$name-$r" "$bundle" echo hi >/dev/null
+      echo $(( $(ms) - t )) >> "$OUT/cli-run-$name"
+    done
+  done
+  for v in $variants; do
+    name=${v%%=*}
+    : > "$OUT/cli-agent-$name"
+    for r in $(seq "$runs"); do
+      awk -v c="cli-$name-$r" '
+        $0 ~ "container " c " created: pid" {for (i = 1; i < NF; i++) if ($i == "in") created = $(i + 1)}
+        $0 ~ "container " c " started in" {for (i = 1; i < NF; i++) if ($i == "in") started = $(i + 1)}
+        END {if (created != "" && started != "") printf "%.0f\n", created + started}' "$console" >> "$OUT/cli-agent-$name"
+    done
+    paste "$OUT/cli-run-$name" "$OUT/cli-agent-$name" | awk '{print $1 - $2}' > "$OUT/cli-over-$name"
+    local wall agent
+    wall=$(median < "$OUT/cli-run-$name") agent=$(median < "$OUT/cli-agent-$name")
+    echo "cli: run --rm in a running pod  $name: wall (ms) $(tr '\n' ' ' < "$OUT/cli-run-$name")median $wall;" \
+      "agent Create+Start (ms) $(tr '\n' ' ' < "$OUT/cli-agent-$name")median $agent;" \
+      "ratio $(awk -v a="$wall" -v b="$agent" 'BEGIN {printf "%.2f", a / b}'), beyond the agent (median) $(median < "$OUT/cli-over-$name") ms"
+  done
+  cp "$console" "$OUT/cli-console.log"
+  jv pod rm -f "$pod" >/dev/null
+}
 case $MODE in
+  cli) cli_figures; exit 0 ;;
   layer) layer_figure; exit 0 ;;
   pod) pod_figures; exit 0 ;;
   podstart) podstart_figure; exit 0 ;;

@@ -40,8 +40,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -52,7 +54,10 @@ import java.util.Optional;
  * nothing behind: no state directory, no image file, no anonymous pod, no VM it started.
  */
 public final class Containers {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Made on first use: a mapper's set-up costs a cold JVM tens of ms, which a call that needs none should not pay. */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
+    }
 
     /**
      * What `create` and `run` were asked for; sizes parsed.
@@ -462,7 +467,7 @@ public final class Containers {
     static boolean terminal(StateRoot root, ContainerRecord c) throws VmException {
         Path config = root.containerDir(c.pod(), c.name()).resolve("config.json");
         try {
-            return JSON.readTree(config.toFile()).path("process").path("terminal").asBoolean(false);
+            return Json.MAPPER.readTree(config.toFile()).path("process").path("terminal").asBoolean(false);
         } catch (IOException e) {
             throw new VmException("container " + c.name() + ": cannot read " + config + ": " + e.getMessage(), e);
         }
@@ -587,11 +592,21 @@ public final class Containers {
 
     /** One container's view: the guest's when its pod runs (the guest is the source of truth), else the record's. */
     public ObjectNode inspect(ContainerRecord c) throws VmException {
-        ObjectNode out = JSON.valueToTree(c);
-        out.remove("lastState");
         PodRecord pod = pods.require(c.pod());
-        if (pods.running(pod)) {
-            try (AgentClient monitor = pods.connectRunning(pod)) {
+        if (!pods.running(pod)) {
+            return view(c, null);
+        }
+        try (AgentClient monitor = pods.connectRunning(pod)) {
+            return view(c, monitor);
+        }
+    }
+
+    /** The view of {@code c}, asking the guest through {@code monitor} (null: its pod does not run). */
+    private ObjectNode view(ContainerRecord c, AgentClient monitor) throws VmException {
+        ObjectNode out = Json.MAPPER.valueToTree(c);
+        out.remove("lastState");
+        if (monitor != null) {
+            try {
                 ContainerInfo info = monitor.call(AgentMethods.Containers.INSPECT,
                         InspectContainerRequest.newBuilder().setId(c.name()).build(), timeouts.query()).getContainer();
                 out.put("state", stateName(info));
@@ -622,12 +637,32 @@ public final class Containers {
         };
     }
 
+    /**
+     * Every container's view, in the order of {@link StateRoot#containers()}. One connection to each
+     * running pod's monitor serves all of its containers' queries: a connection costs two round trips
+     * of its own (the agent's version, the monitor's status), which per container made `ls` grow by
+     * three round trips a container.
+     */
     public List<ObjectNode> list() throws VmException {
-        List<ObjectNode> out = new ArrayList<>();
-        for (ContainerRecord c : root.containers()) {
-            out.add(inspect(c));
+        List<ContainerRecord> all = root.containers();
+        Map<String, AgentClient> monitors = new HashMap<>();
+        try {
+            List<ObjectNode> out = new ArrayList<>();
+            for (ContainerRecord c : all) {
+                if (!monitors.containsKey(c.pod())) {
+                    PodRecord pod = pods.require(c.pod());
+                    monitors.put(c.pod(), pods.running(pod) ? pods.connectRunning(pod) : null);
+                }
+                out.add(view(c, monitors.get(c.pod())));
+            }
+            return out;
+        } finally {
+            for (AgentClient m : monitors.values()) {
+                if (m != null) {
+                    m.close();
+                }
+            }
         }
-        return out;
     }
 
     public Path logFile(ContainerRecord c, String stream) throws VmException {

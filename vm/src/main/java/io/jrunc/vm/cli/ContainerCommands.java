@@ -1,6 +1,7 @@
 package io.jrunc.vm.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
 import io.jrunc.bindings.Signals;
@@ -226,9 +227,9 @@ final class ContainerCommands {
             }
             List<ObjectNode> all = containers().list();
             if ("json".equals(format)) {
-                ArrayNode array = PodCommand.JSON.createArrayNode();
+                ArrayNode array = JsonNodeFactory.instance.arrayNode();
                 all.forEach(array::add);
-                Main.Output.out.println(PodCommand.JSON.writeValueAsString(array));
+                Main.Output.out.println(PodCommand.json().writeValueAsString(array));
                 return 0;
             }
             List<String[]> rows = new ArrayList<>();
@@ -249,7 +250,7 @@ final class ContainerCommands {
         @Override
         public Integer call() throws Exception {
             Containers c = containers();
-            Main.Output.out.println(PodCommand.JSON.writeValueAsString(c.inspect(c.require(name))));
+            Main.Output.out.println(PodCommand.json().writeValueAsString(c.inspect(c.require(name))));
             return 0;
         }
     }
@@ -285,7 +286,7 @@ final class ContainerCommands {
         @Override
         public Integer call() throws Exception {
             ContainerStatsResponse s = containers().stats(name);
-            ObjectNode o = PodCommand.JSON.createObjectNode();
+            ObjectNode o = JsonNodeFactory.instance.objectNode();
             ObjectNode mem = o.putObject("memory").put("current", s.getMemory().getCurrent());
             if (s.getMemory().hasLimit()) {
                 mem.put("max", s.getMemory().getLimit());
@@ -302,7 +303,7 @@ final class ContainerCommands {
             o.putObject("cpu").put("usageUsec", s.getCpu().getUsageUsec()).put("userUsec", s.getCpu().getUserUsec())
                     .put("systemUsec", s.getCpu().getSystemUsec()).put("throttledUsec", s.getCpu().getThrottledUsec());
             o.putObject("pids").put("current", s.getPids().getCurrent());
-            Main.Output.out.println(PodCommand.JSON.writeValueAsString(o));
+            Main.Output.out.println(PodCommand.json().writeValueAsString(o));
             return 0;
         }
     }

@@ -10,6 +10,8 @@ import io.jrunc.vm.state.StateRoot;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,19 +23,30 @@ import picocli.CommandLine.Option;
  * not found, else the container's status).
  */
 @Command(name = "jrunc-vm", mixinStandardHelpOptions = true, version = "jrunc-vm 0.1.0",
-        description = "Run OCI containers in pods, each pod a lightweight VM.",
-        subcommands = {PodCommand.class, ContainerCommands.Create.class, ContainerCommands.Start.class,
-                ContainerCommands.Stop.class, ContainerCommands.Kill.class, ContainerCommands.Pause.class, ContainerCommands.Unpause.class, ContainerCommands.Rm.class,
-                ContainerCommands.Ls.class, ContainerCommands.Inspect.class, ContainerCommands.Logs.class,
-                ContainerCommands.Stats.class, ContainerCommands.Exec.class, ContainerCommands.Run.class,
-                ContainerUpdate.class, ContainerCopy.class, Main.Monitor.class})
+        description = "Run OCI containers in pods, each pod a lightweight VM.")
 public final class Main implements Runnable {
-    @Option(names = "--root", description = "state root (default ${DEFAULT-VALUE})", defaultValue = "/run/jrunc-vm")
-    Path root;
+    /**
+     * The commands, in the order `--help` lists them. Registered with picocli by {@link Verbs}: only the
+     * one a command line names, since picocli's model of every command and option costs a call most of
+     * its time (hundreds of ms of reflection on a cold JVM).
+     */
+    static final List<Class<?>> COMMANDS = List.of(PodCommand.class, ContainerCommands.Create.class, ContainerCommands.Start.class,
+            ContainerCommands.Stop.class, ContainerCommands.Kill.class, ContainerCommands.Pause.class, ContainerCommands.Unpause.class,
+            ContainerCommands.Rm.class, ContainerCommands.Ls.class, ContainerCommands.Inspect.class, ContainerCommands.Logs.class,
+            ContainerCommands.Stats.class, ContainerCommands.Exec.class, ContainerCommands.Run.class,
+            ContainerUpdate.class, ContainerCopy.class, Main.Monitor.class);
+    /** The options of jrunc-vm itself that take a value (the command's name is the first argument after them). */
+    static final Set<String> GLOBAL_VALUED = Set.of("--root", "--boot-timeout", "--config");
+
+    static final String DEFAULT_ROOT = "/run/jrunc-vm";
+    static final String DEFAULT_BOOT_TIMEOUT = "180";
+
+    @Option(names = "--root", description = "state root (default ${DEFAULT-VALUE})", defaultValue = DEFAULT_ROOT)
+    Path root = Path.of(DEFAULT_ROOT);
 
     @Option(names = "--boot-timeout", description = "seconds to wait for a pod's VM to come up (default ${DEFAULT-VALUE})",
-            defaultValue = "180")
-    int bootTimeout;
+            defaultValue = DEFAULT_BOOT_TIMEOUT)
+    int bootTimeout = Integer.parseInt(DEFAULT_BOOT_TIMEOUT);
 
     @Option(names = "--config", paramLabel = "FILE",
             description = "configuration file (TOML: [pod] swap; [container] memory, cpus, swap); default /etc/jrunc-vm/config.toml when it exists")
@@ -87,7 +100,22 @@ public final class Main implements Runnable {
         if (starter != null) {
             main.starter = starter;
         }
+        Output.out = out;
+        Output.err = err;
+        java.util.concurrent.Callable<Integer> direct = DirectCalls.command(args, main);
+        if (direct != null) {
+            try {
+                return direct.call();
+            } catch (Exception e) {
+                return report(e, err);
+            }
+        }
+        main = new Main(); // picocli sets every field afresh
+        if (starter != null) {
+            main.starter = starter;
+        }
         CommandLine cl = new CommandLine(main);
+        Verbs.register(cl, COMMANDS, GLOBAL_VALUED, args, 0);
         // As podman's: everything from a command's first positional on is the container's command line
         // (`run BUNDLE sh -c ...`, `exec C ls -l`), never jrunc-vm's options.
         cl.setStopAtPositional(true);
@@ -97,18 +125,19 @@ public final class Main implements Runnable {
             err.println("jrunc-vm: " + e.getMessage().lines().findFirst().orElse("bad arguments"));
             return VmException.OWN_ERROR;
         });
-        cl.setExecutionExceptionHandler((e, c, r) -> {
-            if (e instanceof VmException v) {
-                err.println("jrunc-vm: " + v.getMessage());
-                return v.exitCode();
-            }
-            err.println("jrunc-vm: " + e);
-            return VmException.OWN_ERROR;
-        });
+        cl.setExecutionExceptionHandler((e, c, r) -> report(e, err));
         cl.setExitCodeExceptionMapper(e -> VmException.OWN_ERROR);
-        Output.out = out;
-        Output.err = err;
         return cl.execute(args);
+    }
+
+    /** A command's failure: one line on stderr, and its exit code. */
+    private static int report(Exception e, PrintStream err) {
+        if (e instanceof VmException v) {
+            err.println("jrunc-vm: " + v.getMessage());
+            return v.exitCode();
+        }
+        err.println("jrunc-vm: " + e);
+        return VmException.OWN_ERROR;
     }
 
     /** Where commands print (the streams given to {@link #run}). */

@@ -3,6 +3,7 @@ package io.jrunc.vm.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.jrunc.vm.Pods;
 import io.jrunc.vm.Sizes;
 import io.jrunc.vm.VmException;
@@ -19,11 +20,20 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** `jrunc-vm pod ...`: one small class per verb. */
-@Command(name = "pod", mixinStandardHelpOptions = true, description = "Manage pods (a pod is one VM).",
-        subcommands = {PodCommand.Create.class, PodCommand.Start.class, PodCommand.Stop.class, PodCommand.Rm.class,
-                PodCommand.Inspect.class, PodCommand.Ls.class, PodCommand.Prune.class})
+@Command(name = "pod", mixinStandardHelpOptions = true, description = "Manage pods (a pod is one VM).")
 final class PodCommand implements Runnable {
-    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** The pod commands, in the order `pod --help` lists them; registered as {@link Main#COMMANDS} are. */
+    static final List<Class<?>> COMMANDS = List.of(PodCommand.Create.class, PodCommand.Start.class, PodCommand.Stop.class,
+            PodCommand.Rm.class, PodCommand.Inspect.class, PodCommand.Ls.class, PodCommand.Prune.class);
+
+    /** The commands' JSON output, indented; made on first use (a mapper's set-up costs a cold JVM tens of ms). */
+    static ObjectMapper json() {
+        return Json.MAPPER;
+    }
+
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    }
 
     @ParentCommand
     Main main;
@@ -149,7 +159,7 @@ final class PodCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            Main.Output.out.println(JSON.writeValueAsString(pods().inspect(name)));
+            Main.Output.out.println(json().writeValueAsString(pods().inspect(name)));
             return 0;
         }
     }
@@ -165,7 +175,7 @@ final class PodCommand implements Runnable {
                 throw new VmException("invalid --format \"" + format + "\": expected json or table");
             }
             Pods pods = pods();
-            ArrayNode all = JSON.createArrayNode();
+            ArrayNode all = JsonNodeFactory.instance.arrayNode();
             List<String[]> rows = new ArrayList<>();
             for (PodRecord p : pods.root().pods()) {
                 String state = pods.state(p);
@@ -176,7 +186,7 @@ final class PodCommand implements Runnable {
                 rows.add(new String[] {p.name(), state, Integer.toString(c.cpus()), Sizes.format(c.memoryBytes()), Integer.toString(members)});
             }
             if ("json".equals(format)) {
-                Main.Output.out.println(JSON.writeValueAsString(all));
+                Main.Output.out.println(json().writeValueAsString(all));
             } else {
                 Table.print(Main.Output.out, new String[] {"NAME", "STATUS", "CPUS", "MEMORY", "CONTAINERS"}, rows);
             }

@@ -38,7 +38,10 @@ import java.util.Optional;
  */
 public final class StateRoot {
     public static final Path DEFAULT = Path.of("/run/jrunc-vm");
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Made on first use: a mapper's set-up costs a cold JVM tens of ms, which a listing of an empty root should not pay. */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    }
 
     private final Path root;
 
@@ -207,7 +210,7 @@ public final class StateRoot {
 
     private static <T> Optional<T> read(Path file, Class<T> type) throws VmException {
         try {
-            return Optional.of(JSON.readValue(Files.readAllBytes(file), type));
+            return Optional.of(Json.MAPPER.readValue(Files.readAllBytes(file), type));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -219,7 +222,7 @@ public final class StateRoot {
         try {
             Files.createDirectories(file.getParent());
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.write(tmp, JSON.writeValueAsBytes(value));
+            Files.write(tmp, Json.MAPPER.writeValueAsBytes(value));
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new VmException("cannot write state file " + file + ": " + e.getMessage(), e);
@@ -228,7 +231,7 @@ public final class StateRoot {
 
     public static String toJson(Object value) {
         try {
-            return JSON.writeValueAsString(value);
+            return Json.MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -127,6 +127,19 @@ class CliThroughMonitorTest {
     }
 
     @Test
+    void lsAsksARunningPodOverOneConnection() throws Exception {
+        root.write(new ContainerRecord("c2", "p1", "/bundle", "jr02", List.of("sleep", "9"), 2, "running", 0));
+        root.write(new ContainerRecord("created3", "p1", "/bundle", "jr03", List.of("sleep", "9"), 3, "created", 0));
+        assertEquals(0, run(null, "inspect", "c1").code(), "the monitor started");
+        int before = guest.versions.get();
+        Result ls = run(null, "ls", "--format", "json");
+        assertEquals(0, ls.code(), ls.err());
+        assertEquals(2, ls.out().split("\"state\" : \"running\"", -1).length - 1, ls.out());
+        assertTrue(ls.out().contains("\"state\" : \"created\""), ls.out());
+        assertEquals(1, guest.versions.get() - before, "one connection (one Version call) for the pod's three containers");
+    }
+
+    @Test
     void runCreatesStartsFollowsTheLogAndRemoves() throws Exception {
         Path bundle = dir.resolve("bundle");
         java.nio.file.Files.createDirectories(bundle.resolve("rootfs/bin"));

@@ -56,6 +56,8 @@ final class StandInGuest implements AutoCloseable {
     final List<String> started = new CopyOnWriteArrayList<>();
     private final AtomicBoolean helloSent = new AtomicBoolean();
     final List<String> execs = new CopyOnWriteArrayList<>();
+    /** Version calls: one per connection a client opens (through the monitor, one per CLI connection). */
+    final java.util.concurrent.atomic.AtomicInteger versions = new java.util.concurrent.atomic.AtomicInteger();
     final List<String> signals = new CopyOnWriteArrayList<>();
     final StringBuffer stdin = new StringBuffer();
     final AtomicBoolean stdinClosed = new AtomicBoolean();
@@ -81,7 +83,10 @@ final class StandInGuest implements AutoCloseable {
 
     private Dispatcher dispatcher() {
         return new Dispatcher()
-                .register(AgentMethods.VERSION, AgentProtocol.versionHandler("stand-in"))
+                .register(AgentMethods.VERSION, (ctx, q) -> {
+                    versions.incrementAndGet();
+                    return AgentProtocol.versionHandler("stand-in").handle(ctx, q);
+                })
                 .register(AgentMethods.Pod.ADD_SWAP, (ctx, q) -> {
                     swaps.add(q.getSerial());
                     calls.add("AddSwap");
