@@ -107,24 +107,12 @@ one-jar:
 
 # jrunc-vm (docs/vm.md): its jars in build/lib-vm (apart from jrunc's, which the AOT caches are trained
 # on), build/bin/jrunc-vm beside build/bin/jrunc. It finds build/vm-image/ (`make vm-image`) by itself.
-# The class path is the jars by name, in a fixed order: an AOT cache is used only with the class path
-# it was trained with (a wildcard's order is the directory's).
-# As jrunc's JVM_FLAGS (docs/PERFORMANCE.md, "The launcher's JVM flags"): no replay of the cache's method
-# profiles and a higher compile threshold, since a call is over before most compiles would repay.
+# As jrunc's JVM_FLAGS (docs/PERFORMANCE.md, "The launcher's JVM flags"): a higher compile threshold and
+# smaller stacks, since a call is over before most compiles would repay.
 VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData \
-	-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining -XX:CompileThresholdScaling=20 -Xss512k
+	-XX:CompileThresholdScaling=20 -Xss512k
 render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAGS@|$(VM_JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
-	-e "s|@CLASSPATH@|$$(cd $(BUILD)/lib-vm && ls *.jar | sort | sed 's|^|$(1)/|' | paste -sd:)|" \
 	scripts/jrunc-vm.in > $(2) && chmod 755 $(2)
-# vm-aot-cache(lib dir, launcher): LIB/jrunc-vm-read.aot and LIB/jrunc-vm.aot from io.jrunc.vm.cli.AotTraining
-# (the read-only calls; create, start, run --rm and rm: on an empty root and against a stand-in pod
-# monitor, docs/PERFORMANCE.md "Pod latency: the CLI") with the launcher's flags and class path; the
-# launcher picks one by the command. Needs mkfs.ext4 (e2fsprogs); a call without its cache runs without.
-vm-aot-cache = rm -f $(1)/jrunc-vm*.aot; for kind in read change; do w=$$(mktemp -d /tmp/jrunc-vm-aot.XXXXXX); \
-	out=$(1)/jrunc-vm$$([ $$kind = read ] && echo -read).aot; \
-	$(JAVA_HOME)/bin/java $(VM_JVM_FLAGS) -Xlog:disable -XX:AOTCacheOutput=$$out \
-	  -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.vm.cli.AotTraining $$kind $$w/work >$(BUILD)/vm-aot-train-$$kind.log 2>&1 \
-	  || { echo "no AOT cache for jrunc-vm's $$kind calls: see $(BUILD)/vm-aot-train-$$kind.log"; rm -f $$out; }; rm -rf $$w; done
 
 # What jrunc-vm reads beside its kernel (io.jrunc.vm.qemu.VmImage).
 VM_IMAGE_FILES := vmlinuz initramfs.cpio initrd.cpio initramfs.cpio.lz4 initrd.cpio.lz4 initrd.img image.digest kernel.cmdline
@@ -135,7 +123,6 @@ launcher-vm:
 	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib-vm
 	@cp vm/target/jrunc-vm-*.jar $(BUILD)/lib-vm/jrunc-vm.jar
 	@$(call render-vm-launcher,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
-	@$(call vm-aot-cache,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
 	@echo "built $(BUILD)/bin/jrunc-vm"
 
 # containerd-shim-jrunc-v2 (docs/shim.md): its jars in build/lib-shim, build/bin/containerd-shim-jrunc-v2
@@ -310,10 +297,9 @@ install: build
 	install -m 644 $(BUILD)/lib/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc/
 	$(call render-launcher,$(PREFIX)/lib/jrunc,$(DESTDIR)$(PREFIX)/bin/jrunc)
 	install -d $(DESTDIR)$(PREFIX)/lib/jrunc-vm
-	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.aot
+	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.jar
 	install -m 644 $(BUILD)/lib-vm/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-vm/
 	$(call render-vm-launcher,$(PREFIX)/lib/jrunc-vm,$(DESTDIR)$(PREFIX)/bin/jrunc-vm)
-	@if [ -z "$(DESTDIR)" ]; then $(call vm-aot-cache,$(PREFIX)/lib/jrunc-vm,$(PREFIX)/bin/jrunc-vm); fi
 	@# only the files jrunc-vm reads (docs/vm.md, "The image"), not whatever else the image build keeps there
 	@if [ -f $(BUILD)/vm-image/vmlinuz ]; then install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
 	  for f in $(VM_IMAGE_FILES); do [ ! -f $(BUILD)/vm-image/$$f ] || \
