@@ -271,14 +271,13 @@ bench-shim-vm: build vm-image
 
 # Pod latency (docs/PERFORMANCE.md "Pod latency"): FIGURES=pod, a pod VM's boot to ready, the agent's resident
 # memory and `run --rm` on a new anonymous pod against a busybox init on the same qemu line, BENCH_POD_ROUNDS
-# rounds interleaved; then FIGURES=cli, the jrunc-vm CLI's calls. Boots VMs: run it alone on the machine.
-# Until the cli section is merged, the target says so and skips it.
+# rounds interleaved; then FIGURES=cli, the jrunc-vm CLI's calls against `jrunc list` and a second
+# container's `run --rm` against the agent's Create+Start. Boots VMs: run it alone on the machine.
 BENCH_POD_ROUNDS ?= 3
 bench-pod: build vm-image
 	$(call apt-ensure,$(VM_PACKAGES))
 	@FIGURES=pod BOOT_ROUNDS=$(BENCH_POD_ROUNDS) scripts/vm-figures.sh
-	@if grep -q '^ *cli)' scripts/vm-figures.sh; then FIGURES=cli scripts/vm-figures.sh; \
-	else echo "bench-pod: scripts/vm-figures.sh has no FIGURES=cli section yet: skipped"; fi
+	@FIGURES=cli scripts/vm-figures.sh
 
 # Where a jrunc call's time goes: JVM start, the command line, JSON, FFM linking and a whole run, each with and
 # without the AOT cache (scripts/bench-startup.sh). BENCH_STARTUP_N rounds.
