@@ -24,7 +24,7 @@ public final class Main {
             Flag.bool("debug", "enable debug logging"),
             Flag.string("log", "set the log file to write jrunc logs to (default is stderr)"),
             Flag.string("log-format", "set the log format ('text' (default), or 'json') (default: \"text\")"),
-            Flag.string("root", "root directory for storage of container state (default: \"/run/jrunc\")"),
+            Flag.string("root", "root directory for storage of container state (this should be located in tmpfs) (default: \"/run/jrunc\" or $XDG_RUNTIME_DIR/jrunc for rootless containers)"),
             Flag.bool("systemd-cgroup", "enable systemd cgroup support"),
             Flag.string("rootless", "ignore cgroup permission errors ('true', 'false', or 'auto') (default: \"auto\")"),
             Flag.bool("help, h", "show help"),

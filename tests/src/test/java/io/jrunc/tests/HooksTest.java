@@ -50,10 +50,21 @@ class HooksTest {
 
     @Test
     void hooksRunInOrderWithTheState(Sandbox sb) throws Exception {
+        hooksInOrder(sb, LifecycleTest.waitingBundle(sb));
+    }
+
+    /** With a user namespace the hooks run as without one (its mapped root may write the log). */
+    @Test
+    void hooksRunInOrderWithAUserNamespace(Sandbox sb) throws Exception {
+        hooksInOrder(sb, UserNamespaceTest.withUserNamespace(LifecycleTest.waitingBundle(sb), 0, 100000, 65536));
+    }
+
+    private static void hooksInOrder(Sandbox sb, Bundle b) throws Exception {
         Path hooks = sb.file("hooks");
         Path script = hookScript(hooks);
+        Files.setPosixFilePermissions(hooks, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setPosixFilePermissions(b.shared(), PosixFilePermissions.fromString("rwxrwxrwx"));
         Path log = hooks.resolve("jrunc.log");
-        Bundle b = LifecycleTest.waitingBundle(sb);
         b.bind(hooks, hooks.toString());
         for (String kind : KINDS) {
             b.hook(kind, script, 10, kind, log.toString());

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class RootlessTest {
     private static final List<String> APPLETS = List.of("sh", "id", "cat", "grep", "test", "echo", "head", "wc",
-            "sleep", "touch", "stat", "ls", "true");
+            "sleep", "touch", "stat", "ls", "true", "readlink");
 
     private TestUser user;
     private Path work;
@@ -131,7 +131,7 @@ class RootlessTest {
         script(b, "id -u; id -g; cat /proc/self/setgroups; cat /proc/self/uid_map; "
                 + "test -c /dev/null && echo x > /dev/null && echo null-ok; "
                 + "test -c /dev/zero && head -c 4 /dev/zero | wc -c; test -c /dev/tty && echo tty-ok; "
-                + "grep -c ' / ' /proc/self/mountinfo", true);
+                + "grep -c ' / ' /proc/self/mountinfo; echo fds; ls -1 /proc/1/fd; tty", true);
         assertTrue(config(b).get("process").get("terminal").asBoolean(), "spec --rootless's process has a terminal");
         Result r = jruncAsUser(b, "run", "rl-one").ok();
         List<String> out = r.stdout().lines().map(String::strip).toList();
@@ -140,6 +140,10 @@ class RootlessTest {
         assertEquals("deny", out.get(2), r.describe("setgroups"));
         assertEquals("0 " + user.uid() + " 1", out.get(3).replaceAll("\\s+", " "), r.describe("uid_map"));
         assertEquals(List.of("null-ok", "4", "tty-ok"), out.subList(4, 7), r.describe("devices"));
+        // the container's process holds its stdio and nothing of the runtime's (the stage's or the JVM's)
+        // (`; tty` keeps sh as PID 1: it would exec its last command in its place)
+        assertEquals(List.of("fds", "0", "1", "2"), out.subList(8, 12), r.describe("descriptors of PID 1"));
+        assertTrue(out.get(12).matches("/dev/pts/\\d+"), r.describe("the terminal is the container's devpts's"));
         assertTrue(Files.isDirectory(stateRoot()), "state root " + stateRoot());
     }
 
@@ -169,6 +173,28 @@ class RootlessTest {
         assertEquals("allow", rest.get(0), r.describe("setgroups"));
         assertEquals("1000", rest.get(1), r.describe("owner inside"));
         assertEquals(TestUser.SUB_START + 999, (int) Files.getAttribute(b.resolve("rootfs/tmp/by-root"), "unix:uid"));
+    }
+
+    /** A range past the user's /etc/subuid allowance: newuidmap refuses it, create says so and leaves nothing. */
+    @Test
+    void aRangeOutsideTheUsersAllowanceIsRefused() throws IOException {
+        Path b = bundle();
+        script(b, "true");
+        ObjectNode c = config(b);
+        ObjectNode linux = (ObjectNode) c.get("linux");
+        for (String field : List.of("uidMappings", "gidMappings")) {
+            long own = field.startsWith("uid") ? user.uid() : user.gid();
+            ArrayNode maps = linux.putArray(field);
+            maps.addObject().put("containerID", 0).put("hostID", own).put("size", 1);
+            maps.addObject().put("containerID", 1).put("hostID", TestUser.SUB_START + TestUser.SUB_COUNT).put("size", 10);
+        }
+        write(b, c);
+        Result r = jruncAsUser(b, "run", "rl-beyond");
+        assertEquals(1, r.exitCode(), r.describe("beyond the allowance"));
+        // newgidmap runs first (as runc runs them) and refuses the gid range
+        assertTrue(r.stderr().contains("linux.gidMappings: newgidmap refused the map"), r.describe("the field named"));
+        assertEquals(1, r.stderr().strip().lines().count(), r.describe("one line"));
+        assertFalse(Files.exists(stateRoot().resolve("rl-beyond")), "no state left");
     }
 
     private static String normal(String map) {
@@ -303,6 +329,46 @@ class RootlessTest {
         List<String> out = r.stdout().lines().map(String::strip).toList();
         assertEquals(List.of("0", "0 " + user.uid() + " 1", "null-ok", "proc-ok"),
                 List.of(out.get(0), out.get(1).replaceAll("\\s+", " "), out.get(2), out.get(3)), r.describe("inside"));
+    }
+
+    /**
+     * A fresh sysfs at /sys, as a root config asks: without a network namespace (the host's network) the
+     * kernel refuses it to the user, and /sys becomes a read-only bind of the host's, showing the host's
+     * interfaces; with a new network namespace it is mounted, and the namespace has only lo.
+     */
+    @Test
+    void sysfsFallsBackToTheHostsWithoutANetworkNamespaceAndANewOneHasOnlyLo() throws IOException {
+        Path b = bundle();
+        script(b, "readlink /proc/self/ns/net; ls /sys/class/net | grep -c .; grep ' / /sys ' /proc/self/mountinfo; "
+                + "grep -c : /proc/net/dev; grep -q '^ *lo:' /proc/net/dev && echo lo-ok");
+        ObjectNode c = config(b);
+        for (var m : c.get("mounts")) {
+            if (m.get("destination").asText().equals("/sys")) {
+                ((ObjectNode) m).put("type", "sysfs").put("source", "sysfs");
+                ((ObjectNode) m).putArray("options").add("nosuid").add("noexec").add("nodev").add("ro");
+            }
+        }
+        write(b, c);
+        long hostInterfaces;
+        try (var names = Files.list(Path.of("/sys/class/net"))) {
+            hostInterfaces = names.count();
+        }
+        Result shared = jruncAsUser(b, "run", "rl-hostnet").ok();
+        List<String> out = shared.stdout().lines().map(String::strip).toList();
+        assertEquals(Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString(), out.get(0), shared.describe("the host's network"));
+        assertEquals(Long.toString(hostInterfaces), out.get(1), shared.describe("the host's interfaces in /sys"));
+        String[] sys = out.get(2).split(" ");
+        assertTrue(List.of(sys[5].split(",")).contains("ro"), shared.describe("/sys read-only"));
+        assertTrue(out.get(2).contains(" - sysfs "), shared.describe("/sys a bind of a sysfs"));
+
+        ((ArrayNode) c.get("linux").get("namespaces")).addObject().put("type", "network");
+        write(b, c);
+        Result own = jruncAsUser(b, "run", "rl-ownnet").ok();
+        out = own.stdout().lines().map(String::strip).toList();
+        assertTrue(!out.get(0).equals(Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString()), own.describe("a new network namespace"));
+        assertEquals("1", out.get(1), own.describe("only lo in /sys/class/net"));
+        assertEquals("1", out.get(3), own.describe("one interface in /proc/net/dev"));
+        assertEquals("lo-ok", out.get(4), own.describe("lo"));
     }
 
     @Test

@@ -287,7 +287,14 @@ class UserNamespaceTest {
                     b.config().withObjectProperty("linux").putArray("uidMappings").addObject()
                             .put("containerID", 0).put("hostID", HOST_BASE).put("size", 10);
                     b.write();
-                }, "linux.uidMappings: cannot be set when joining a user namespace by path"));
+                }, "linux.uidMappings: cannot be set when joining a user namespace by path"),
+                new Case("nomountns", b -> {
+                    withUserNamespace(b, 0, HOST_BASE, 65536);
+                    b.config().withObjectProperty("linux").withArrayProperty("namespaces")
+                            .removeIf(n -> n.path("type").asText().equals("mount"));
+                    b.config().withObjectProperty("linux").remove(List.of("maskedPaths", "readonlyPaths"));
+                    b.write();
+                }, "linux.namespaces: a user namespace without a mount namespace is not supported by jrunc"));
         Jrunc j = sb.jrunc();
         for (Case c : cases) {
             Bundle b = sb.bundle().args("true");

@@ -178,7 +178,7 @@ public final class ContainerInit implements SpawnThread.Body {
         ProcessSetup setup = ProcessSetup.of(spec.process(), preserveFds, prepared.procDestinations()).withStdio(stdio);
         String slave = null;
         if (setup.request().terminal()) {
-            slave = PtyHandoff.handOver(consoleSocket, spec.process().consoleSize(), true);
+            slave = PtyHandoff.handOver(consoleSocket, spec.process().consoleSize(), true, hostIds);
         }
         if (namespaces.creates(CLONE_NEWPID)) {
             Namespaces.unshare(CLONE_NEWPID);

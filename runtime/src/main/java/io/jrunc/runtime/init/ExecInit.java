@@ -76,7 +76,7 @@ public final class ExecInit implements SpawnThread.Body {
             ProcessSetup setup = ProcessSetup.forExec(process, preserveFds).withStdio(stdio);
             String slave = null;
             if (setup.request().terminal()) {
-                slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false);
+                slave = PtyHandoff.handOver(consoleSocket, process.consoleSize(), false, hostIds);
             }
             FsContext.umask(setup.request().umask());
             return spawn.spawn(setup, new ChainSpawn.Gates(null, gateFd, -1), slave, self, userNamespace, hostIds);

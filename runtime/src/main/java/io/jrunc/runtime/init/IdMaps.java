@@ -46,8 +46,8 @@ public final class IdMaps {
             write(pid, uids, gids, Setgroups.DENY);
             return Setgroups.DENY;
         }
-        runHelper("newgidmap", pid, gids);
-        runHelper("newuidmap", pid, uids);
+        runHelper("newgidmap", "linux.gidMappings", pid, gids);
+        runHelper("newuidmap", "linux.uidMappings", pid, uids);
         return Setgroups.KEEP;
     }
 
@@ -69,7 +69,8 @@ public final class IdMaps {
         return command;
     }
 
-    private static void runHelper(String helper, int pid, List<LinuxIDMapping> mappings) throws IOException {
+    /** Runs the helper; its refusal (a range outside the user's allowance) is reported by {@code field}. */
+    private static void runHelper(String helper, String field, int pid, List<LinuxIDMapping> mappings) throws IOException {
         List<String> command = helperArguments(helper, pid, mappings);
         Process process;
         try {
@@ -88,7 +89,7 @@ public final class IdMaps {
             throw new IOException(helper + " interrupted", e);
         }
         if (status != 0) {
-            throw new IOException(String.join(" ", command) + " failed (status " + status + ")"
+            throw new IOException(field + ": " + helper + " refused the map (status " + status + ")"
                     + (output.isEmpty() ? "" : ": " + output.replace('\n', ' ')));
         }
     }

@@ -17,14 +17,22 @@ import java.nio.file.Path;
  * process.consoleSize says, its master sent to the caller's console socket in one message (the pty
  * name as data, the descriptor as SCM_RIGHTS: go-runc's protocol) and closed here. Returns the slave's
  * path, which the process opens as its controlling terminal.
+ *
+ * <p>The kernel gives the slave the opener's uid, here the runtime's. With a user namespace that uid
+ * is none of the container's (the container would see the overflow id), so the slave is given to the
+ * container's root, as it is when a runtime opens it from inside the namespace (runc); its group
+ * stays the devpts gid= option's.
  */
 final class PtyHandoff {
     private PtyHandoff() {}
 
     /** {@code bindConsole}: also bind the slave on /dev/console, as runc does for a container's init. */
-    static String handOver(int consoleSocket, Box size, boolean bindConsole) {
+    static String handOver(int consoleSocket, Box size, boolean bindConsole, HostIds hostIds) {
         Terminals.Pty pty = Terminals.open();
         try {
+            if (!hostIds.identity()) {
+                FileDescriptors.chown(pty.slavePath(), hostIds.uid(0), -1);
+            }
             if (size != null) {
                 Terminals.setSize(pty.master(), size.height() == null ? 0 : size.height(),
                         size.width() == null ? 0 : size.width());
