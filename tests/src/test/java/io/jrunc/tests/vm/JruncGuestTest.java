@@ -54,8 +54,10 @@ class JruncGuestTest {
 
     /**
      * Runs {@code command} in a mount namespace of its own whose root is a recursive bind of the
-     * initramfs root, chrooted into: the initramfs root itself cannot be pivoted away from, a bind of
-     * it can, so containers started so pivot_root as on any host. That matters for procfs in a user
+     * initramfs root, moved over / and entered as switch_root does: the initramfs root itself cannot
+     * be pivoted away from, a bind of it can, so containers started so pivot_root as on any host. (A
+     * plain chroot into the bind would not do: the kernel refuses a new user namespace to a chrooted
+     * task, EPERM.) That matters for procfs in a user
      * namespace: after pivot_root the container's mount namespace holds no procfs, and the kernel
      * mounts a new one there only where one is fully visible. First, unless {@code cgroupProcs} is
      * null, the command's process moves into that cgroup; with a {@code user} it runs as that user
@@ -70,9 +72,10 @@ class JruncGuestTest {
                     [ "$cg" = - ] || echo $$ > "$cg" || exit 1
                     exec unshare -m sh -c '
                       mount --make-rprivate / && mkdir -p /tmp/pivot-root && mount --rbind / /tmp/pivot-root || exit 1
+                      cd /tmp/pivot-root && mount --move . / || exit 1
                       user=$1; shift
-                      [ "$user" = - ] && exec chroot /tmp/pivot-root "$@"
-                      exec chroot /tmp/pivot-root su -s /bin/sh -c "export XDG_RUNTIME_DIR=/tmp/xdg-$user; exec \\"\\$@\\"" -- "$user" sh "$@"
+                      [ "$user" = - ] && exec chroot . "$@"
+                      exec chroot . su -s /bin/sh -c "export XDG_RUNTIME_DIR=/tmp/xdg-$user; exec \\"\\$@\\"" -- "$user" sh "$@"
                     ' sh "$user" "$@"
                     """);
         }
