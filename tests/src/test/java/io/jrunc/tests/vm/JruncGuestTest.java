@@ -149,7 +149,13 @@ class JruncGuestTest {
         for (String file : List.of("cgroup.procs", "cgroup.subtree_control", "cgroup.threads")) {
             chown(delegated.resolve(file));
         }
+        // the launcher's own cgroup is in the delegated subtree and the user's too, as the processes of a
+        // Delegate=yes unit are
         Path launcher = Files.createDirectories(delegated.resolve("launcher"));
+        chown(launcher);
+        for (String file : List.of("cgroup.procs", "cgroup.subtree_control", "cgroup.threads")) {
+            chown(launcher.resolve(file));
+        }
 
         Path dir = Files.createDirectories(Path.of("/tmp/bundle-" + ++count));
         rootfs(dir);
