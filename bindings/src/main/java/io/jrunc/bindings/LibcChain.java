@@ -19,8 +19,8 @@ import java.util.List;
  * ({@link #errnoLocation}, {@link SharedWords}).
  *
  * <p>Used for the container's process (the runtime's ChainSpawn) and where something must be done by a
- * task inside a namespace no JVM thread can enter, e.g. mounting procfs for a container's pid
- * namespace on kernels whose procfs has no "pidns" parameter.
+ * task inside a namespace no JVM thread can enter, e.g. opening a procfs context for a container's
+ * pid namespace on kernels whose procfs has no "pidns" parameter.
  * x86-64 glibc layout: ucontext_t is 968 bytes with uc_link at 8 and uc_stack {ss_sp, ss_flags,
  * ss_size} at 16 (checked against jextract's ucontext_t by a test). Instances are confined to the
  * thread that builds and runs them.

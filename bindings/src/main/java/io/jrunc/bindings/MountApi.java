@@ -7,13 +7,15 @@ import java.lang.foreign.Arena;
  * needs it for one thing the classic mount(2) cannot do from a JVM thread: a procfs for the
  * container's pid namespace. procfs takes its pid namespace from the mounting task, and no JVM thread
  * can live in a new pid namespace, so the mount is built on the host with the "pidns" parameter naming
- * the container's namespace, then attached inside the container's mount namespace.
+ * the container's namespace (before Linux 6.18: from a context a task in that namespace opened, see
+ * {@link #configure(int, String, java.util.Map)}), then attached inside the container's mount namespace.
  * System call numbers are in {@link SyscallNumbers} (428 up, shared by every architecture).
  */
 public final class MountApi {
     private MountApi() {}
 
-    private static final int FSOPEN_CLOEXEC = 1, FSMOUNT_CLOEXEC = 1;
+    public static final int FSOPEN_CLOEXEC = 1;
+    private static final int FSMOUNT_CLOEXEC = 1;
     private static final int FSCONFIG_SET_FLAG = 0, FSCONFIG_SET_STRING = 1, FSCONFIG_CMD_CREATE = 6;
     private static final int MOVE_MOUNT_F_EMPTY_PATH = 4;
     public static final int MOUNT_ATTR_RDONLY = 1, MOUNT_ATTR_NOSUID = 2, MOUNT_ATTR_NODEV = 4,
@@ -39,8 +41,20 @@ public final class MountApi {
      * that must keep an order makes the object at its turn.
      */
     public static int configure(String fsType, java.util.Map<String, String> parameters) {
+        int fs;
         try (Arena arena = Arena.ofConfined()) {
-            int fs = (int) Syscalls.call("fsopen", fsType, SyscallNumbers.FSOPEN, arena.allocateFrom(fsType).address(), FSOPEN_CLOEXEC);
+            fs = (int) Syscalls.call("fsopen", fsType, SyscallNumbers.FSOPEN, arena.allocateFrom(fsType).address(), FSOPEN_CLOEXEC);
+        }
+        return configure(fs, fsType, parameters);
+    }
+
+    /**
+     * As {@link #configure(String, java.util.Map)}, for a context {@code fs} opened elsewhere (by a task
+     * in another pid namespace, whose procfs it is): the parameters are set and the superblock made by
+     * the calling thread. Takes {@code fs}: closed if this fails.
+     */
+    public static int configure(int fs, String fsType, java.util.Map<String, String> parameters) {
+        try (Arena arena = Arena.ofConfined()) {
             try {
                 for (var p : parameters.entrySet()) {
                     long key = arena.allocateFrom(p.getKey()).address();

@@ -134,19 +134,26 @@ public final class UnixSockets {
     /** One sendmsg: {@code data} as the payload and {@code fd} as the single SCM_RIGHTS descriptor. */
     public static void sendWithFd(int socket, byte[] data, int fd) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment payload = arena.allocate(Math.max(1, data.length));
-            MemorySegment.copy(data, 0, payload, JAVA_BYTE, 0, data.length);
-            MemorySegment iov = arena.allocate(IOVEC_SIZE, 8);
-            iov.set(JAVA_LONG, IOV_BASE, payload.address());
-            iov.set(JAVA_LONG, IOV_LEN, data.length);
-            MemorySegment control = arena.allocate(CMSG_SPACE_ONE_FD, 8);
-            control.set(JAVA_LONG, CMSG_LEN, CMSG_LEN_ONE_FD);
-            control.set(JAVA_INT, CMSG_LEVEL, SOL_SOCKET);
-            control.set(JAVA_INT, CMSG_TYPE, SCM_RIGHTS);
-            control.set(JAVA_INT, CMSG_DATA, fd);
-            MemorySegment msg = message(arena, iov, control, CMSG_SPACE_ONE_FD);
-            Calls.checked(SENDMSG, "sendmsg", "fd " + socket, socket, msg, 0);
+            Calls.checked(SENDMSG, "sendmsg", "fd " + socket, socket, messageWithFd(arena, data, fd), 0);
         }
+    }
+
+    /**
+     * The struct msghdr of {@link #sendWithFd}, in {@code arena}: for a libc-only child (LibcChain)
+     * that sends a descriptor of its own with sendmsg(2), its memory prepared before the clone.
+     */
+    public static MemorySegment messageWithFd(Arena arena, byte[] data, int fd) {
+        MemorySegment payload = arena.allocate(Math.max(1, data.length));
+        MemorySegment.copy(data, 0, payload, JAVA_BYTE, 0, data.length);
+        MemorySegment iov = arena.allocate(IOVEC_SIZE, 8);
+        iov.set(JAVA_LONG, IOV_BASE, payload.address());
+        iov.set(JAVA_LONG, IOV_LEN, data.length);
+        MemorySegment control = arena.allocate(CMSG_SPACE_ONE_FD, 8);
+        control.set(JAVA_LONG, CMSG_LEN, CMSG_LEN_ONE_FD);
+        control.set(JAVA_INT, CMSG_LEVEL, SOL_SOCKET);
+        control.set(JAVA_INT, CMSG_TYPE, SCM_RIGHTS);
+        control.set(JAVA_INT, CMSG_DATA, fd);
+        return message(arena, iov, control, CMSG_SPACE_ONE_FD);
     }
 
     /** What {@link #receiveWithFd} got: the payload and the descriptor (-1 if none came). */

@@ -3,9 +3,7 @@ package io.jrunc.runtime.init;
 import io.jrunc.bindings.Errno;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.FileDescriptors;
-import io.jrunc.bindings.LibcChain;
-import io.jrunc.bindings.Processes;
-import io.jrunc.bindings.StatFs;
+import io.jrunc.bindings.RootedFiles;
 import io.jrunc.bindings.FsContext;
 import io.jrunc.bindings.MountApi;
 import io.jrunc.bindings.Mounts;
@@ -28,9 +26,10 @@ import java.util.Map;
  * and IPC namespaces, which decide what /proc/sys/net and /proc/sys/kernel/shm* mean), then masked
  * and read-only paths and the read-only root.
  *
- * <p>The "pidns" parameter of procfs needs Linux 6.18 or later. On older kernels a libc-only child
- * created in the container's pid namespace mounts procfs instead (LibcChain), and the mount is
- * verified from outside: a procfs whose PID 1 is in the container's pid namespace.
+ * <p>The "pidns" parameter of procfs needs Linux 6.18 or later. On older kernels each context is
+ * opened by a libc-only child created in the container's pid namespace and handed back
+ * ({@link ProcContexts}); the rest is the same, and each mount is verified from outside: a procfs
+ * whose PID 1 is in the container's pid namespace.
  */
 public final class ContainerFinisher {
     private ContainerFinisher() {}
@@ -59,10 +58,10 @@ public final class ContainerFinisher {
         String expectedPidNamespace = Files.readSymbolicLink(Path.of(pidns)).toString();
         List<Integer> contexts = new ArrayList<>();
         List<Integer> premade = new ArrayList<>();
-        boolean viaChain = false;
         try {
             // Read from the host while the child waits at the gate: its mount namespace, paths in its root.
             MountOrder order = MountOrder.plan(Files.readAllLines(Path.of("/proc/" + pid + "/mountinfo")), prepared);
+            boolean openedInside = false;
             try {
                 for (int i = 0; i < prepared.procMounts().size(); i++) {
                     contexts.add(MountApi.configure("proc", Map.of("source", "proc", "pidns", pidns)));
@@ -71,55 +70,41 @@ public final class ContainerFinisher {
                 if (!e.is(Errno.EINVAL)) {
                     throw e;
                 }
-                // procfs without the "pidns" parameter (Linux before 6.18): a task inside the pid
-                // namespace must mount it. This thread joins the pid namespace for its children and
-                // a libc-only child does the mount (LibcChain); the result is checked below.
-                viaChain = true;
+                // procfs without the "pidns" parameter (Linux before 6.18): the contexts are opened by
+                // a child in the container's pid namespace, which this thread joins for its children
+                // only, staying in the runtime's mount namespace (ProcContexts).
                 contexts.forEach(FileDescriptors::closeQuietly);
                 contexts.clear();
+                openedInside = true;
+                try (InitNamespaces namespaces = InitNamespaces.open(pid, List.of("pid"))) {
+                    namespaces.join();
+                }
+                String forChildren = Files.readSymbolicLink(Path.of("/proc/thread-self/ns/pid_for_children")).toString();
+                if (!forChildren.equals(expectedPidNamespace)) {
+                    throw new IllegalStateException("joining the container's pid namespace " + expectedPidNamespace
+                            + " left this thread's children in " + forChildren);
+                }
+                for (int i = 0; i < prepared.procMounts().size(); i++) {
+                    contexts.add(MountApi.configure(ProcContexts.open(), "proc", Map.of("source", "proc")));
+                }
             }
-            boolean userns = inUserNamespace() || !Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/user"))
-                    .equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns/user")));
-            if (viaChain && userns) {
-                throw new IllegalStateException("procfs cannot be mounted for a container in a user namespace on this"
-                        + " kernel: it needs procfs's pidns= parameter (Linux 6.18), since inside a user namespace the"
-                        + " kernel mounts procfs only where one is fully visible");
-            }
-            if (userns) {
+            boolean verify = openedInside;
+            if (inUserNamespace() || !Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/user"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc/thread-self/ns/user")))) {
                 // In a mount namespace owned by a user namespace other than the initial one, the kernel
                 // mounts procfs only where a procfs is already fully visible ("mount too revealing"
                 // otherwise), and the container's holds none after pivot_root: make the mounts here,
                 // in the runtime's namespace, which has the host's /proc, and attach them from inside.
                 for (int i = 0; i < contexts.size(); i++) {
-                    premade.add(MountApi.mount(contexts.get(i), "proc", attributes(prepared.procMounts().get(i).options())));
+                    premade.add(procMount(contexts.get(i), prepared.procMounts().get(i), verify, expectedPidNamespace));
                 }
             }
-            List<String> kinds = viaChain ? List.of("ipc", "uts", "net", "pid", "mnt") : List.of("ipc", "uts", "net", "mnt");
-            try (InitNamespaces namespaces = InitNamespaces.open(pid, kinds)) {
+            try (InitNamespaces namespaces = InitNamespaces.open(pid, List.of("ipc", "uts", "net", "mnt"))) {
                 namespaces.join();
             }
-            boolean chain = viaChain;
-            order.apply(new MountOrder.ProcMaker() {
-                @Override
-                public int make(int index) {
-                    if (chain) {
-                        return -1;
-                    }
-                    if (premade.isEmpty()) {
-                        return MountApi.mount(contexts.get(index), "proc", attributes(prepared.procMounts().get(index).options()));
-                    }
-                    return premade.set(index, -1); // MountOrder owns (and closes) it from here
-                }
-
-                @Override
-                public void attach(int index) {
-                    try {
-                        mountFromInside(prepared.procMounts().get(index), expectedPidNamespace);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
-            });
+            order.apply(index -> premade.isEmpty()
+                    ? procMount(contexts.get(index), prepared.procMounts().get(index), verify, expectedPidNamespace)
+                    : premade.set(index, -1)); // MountOrder owns (and closes) it from here
             // sysctls first, as runc writes them: Docker lists /proc/sys among the read-only paths
             // and sends sysctls for every container with its own network namespace
             writeSysctls(spec);
@@ -131,33 +116,36 @@ public final class ContainerFinisher {
         }
     }
 
+    /**
+     * The detached procfs of a configured context, with the proc entry's flags. A context opened by a
+     * child ({@code verify}) is checked from outside, since a chain sees no step fail: the mount's
+     * PID 1 must be in the container's pid namespace.
+     */
+    private static int procMount(int context, RootfsBuilder.ProcMount proc, boolean verify, String expectedPidNamespace) {
+        int mount = MountApi.mount(context, "proc", attributes(proc.options()));
+        if (verify) {
+            String seen;
+            try {
+                seen = RootedFiles.readlinkAt(mount, "1/ns/pid");
+            } catch (RuntimeException e) {
+                FileDescriptors.closeQuietly(mount);
+                throw e;
+            }
+            if (!seen.equals(expectedPidNamespace)) {
+                FileDescriptors.closeQuietly(mount);
+                throw new IllegalStateException("proc for " + proc.destination() + " shows pid namespace " + seen
+                        + ", not the container's " + expectedPidNamespace);
+            }
+        }
+        return mount;
+    }
+
     /** This thread's user namespace is not the initial one (its uid_map is not the identity over all ids). */
     static boolean inUserNamespace() {
         try {
             return !Files.readString(Path.of("/proc/thread-self/uid_map")).trim().matches("0\\s+0\\s+4294967295");
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    private static final long PROC_SUPER_MAGIC = 0x9fa0;
-
-    /** mount(2) of procfs by a child in the container's pid namespace, verified from outside. */
-    private static void mountFromInside(RootfsBuilder.ProcMount proc, String expectedPidNamespace) throws IOException {
-        MountOptions o = proc.options();
-        try (LibcChain chain = new LibcChain()) {
-            chain.call("mount", chain.string("proc"), chain.string(proc.destination()), chain.string("proc"),
-                    o.flags(), o.data().isEmpty() ? 0 : chain.string(o.data()));
-            int child = chain.run(LibcChain.CLONE_VM | LibcChain.CLONE_VFORK);
-            ChildWaits.waitpid(child, Processes.__WALL);
-        }
-        if (StatFs.of(proc.destination()).type() != PROC_SUPER_MAGIC) {
-            throw new IllegalStateException("mounting proc at " + proc.destination() + " failed");
-        }
-        String seen = Files.readSymbolicLink(Path.of(proc.destination(), "1/ns/pid")).toString();
-        if (!seen.equals(expectedPidNamespace)) {
-            throw new IllegalStateException("proc at " + proc.destination() + " shows pid namespace " + seen
-                    + ", not the container's " + expectedPidNamespace);
         }
     }
 

@@ -176,13 +176,11 @@ final class MountOrder {
         return path.startsWith(top.endsWith("/") ? top : top + "/");
     }
 
-    /** How a proc mount is made on this kernel. */
+    /** How a proc mount is made. */
+    @FunctionalInterface
     interface ProcMaker {
-        /** A detached procfs for proc entry {@code index}, or -1 if {@link #attach} mounts it in place. */
+        /** A detached procfs for proc entry {@code index}, which {@link #apply} then owns. */
         int make(int index);
-
-        /** Mounts proc entry {@code index} in place (when {@link #make} gave -1). */
-        void attach(int index);
     }
 
     /**
@@ -228,10 +226,6 @@ final class MountOrder {
             for (int i = 0; i < steps.size(); i++) {
                 Step s = steps.get(i);
                 if (skipped[i]) {
-                    continue;
-                }
-                if (made[i] < 0) {
-                    procs.attach(s.proc());
                     continue;
                 }
                 MountApi.moveMount(made[i], s.path());

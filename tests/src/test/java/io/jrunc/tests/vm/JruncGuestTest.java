@@ -1,6 +1,7 @@
 package io.jrunc.tests.vm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * The jrunc binary itself on the guest's pure cgroup v2 kernel: containers with limits, observed from
  * inside: the same checks as the host's container tests, on cgroup v2. The initramfs root cannot be
  * pivoted away from, so containers run with --no-pivot. The guest's kernel (Debian 12's 6.1) has no
- * procfs "pidns" parameter, so this also exercises the runtime's fallback for kernels before 6.18.
+ * procfs "pidns" parameter, so this also exercises the runtime's fallback for kernels before 6.18,
+ * with a user namespace and rootless too.
  * The binary is system property {@code jrunc.vm.binary} (scripts/vm-test.sh writes /bin/jrunc).
  */
 class JruncGuestTest {
@@ -50,18 +52,102 @@ class JruncGuestTest {
         return new Run(p.exitValue(), out);
     }
 
+    /**
+     * Runs {@code command} in a mount namespace of its own whose root is a recursive bind of the
+     * initramfs root, moved over / and entered as switch_root does: the initramfs root itself cannot
+     * be pivoted away from, a bind of it can, so containers started so pivot_root as on any host. (A
+     * plain chroot into the bind would not do: the kernel refuses a new user namespace to a chrooted
+     * task, EPERM.) That matters for procfs in a user
+     * namespace: after pivot_root the container's mount namespace holds no procfs, and the kernel
+     * mounts a new one there only where one is fully visible. First, unless {@code cgroupProcs} is
+     * null, the command's process moves into that cgroup; with a {@code user} it runs as that user
+     * (su), with XDG_RUNTIME_DIR=/tmp/xdg-USER. Output in {@link Run#output}.
+     */
+    private static Run pivotable(String cgroupProcs, String user, List<String> command) throws Exception {
+        Path script = Path.of("/tmp/pivotable.sh");
+        if (!Files.exists(script)) {
+            Files.writeString(script, """
+                    #!/bin/sh
+                    cg=$1 user=$2; shift 2
+                    [ "$cg" = - ] || echo $$ > "$cg" || exit 1
+                    exec unshare -m sh -c '
+                      mount --make-rprivate / && mkdir -p /tmp/pivot-root && mount --rbind / /tmp/pivot-root || exit 1
+                      cd /tmp/pivot-root && mount --move . / || exit 1
+                      user=$1; shift
+                      [ "$user" = - ] && exec chroot . "$@"
+                      exec chroot . su -s /bin/sh -c "export XDG_RUNTIME_DIR=/tmp/xdg-$user; exec \\"\\$@\\"" -- "$user" sh "$@"
+                    ' sh "$user" "$@"
+                    """);
+        }
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", script.toString(), cgroupProcs == null ? "-" : cgroupProcs,
+                user == null ? "-" : user));
+        cmd.addAll(command);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", command));
+        return new Run(p.exitValue(), out);
+    }
+
+    /**
+     * A user namespace on Linux 6.1 (procfs without "pidns="), jrunc as root with pivot_root: uid 0
+     * inside is 100000 outside (the maps read back), and /proc is the container's own: the process is
+     * PID 1, the only processes listed are the container's, and PID 1's pid namespace is the one the
+     * process is in.
+     */
+    @Test
+    void aUserNamespaceGetsItsOwnProcfsOnAKernelWithoutPidns() throws Exception {
+        Path dir = bundle("id -u; cat /proc/self/uid_map /proc/self/gid_map; echo pid $$; echo /proc/[0-9]*;"
+                + " [ \"$(readlink /proc/1/ns/pid)\" = \"$(readlink /proc/self/ns/pid)\" ] && echo same-pidns", "{}");
+        for (String applet : List.of("id", "readlink")) {
+            Files.createSymbolicLink(dir.resolve("rootfs/bin").resolve(applet), Path.of("busybox"));
+        }
+        ObjectNode config = (ObjectNode) JSON.readTree(dir.resolve("config.json").toFile());
+        ObjectNode linux = (ObjectNode) config.get("linux");
+        ((com.fasterxml.jackson.databind.node.ArrayNode) linux.get("namespaces")).addObject().put("type", "user");
+        linux.set("uidMappings", JSON.readTree("[{\"containerID\":0,\"hostID\":100000,\"size\":65536}]"));
+        linux.set("gidMappings", JSON.readTree("[{\"containerID\":0,\"hostID\":100000,\"size\":65536}]"));
+        JSON.writeValue(dir.resolve("config.json").toFile(), config);
+        Run run = pivotable(null, null, List.of(binary.toString(), "--root", "/tmp/jrunc-state", "run", "--bundle",
+                dir.toString(), "userns"));
+        assertEquals(0, run.exit(), run.output());
+        List<String> lines = run.output().lines().toList();
+        assertEquals("0", lines.get(0), run.output());
+        assertEquals(List.of("0", "100000", "65536"), List.of(lines.get(1).trim().split("\\s+")), run.output());
+        assertEquals(List.of("0", "100000", "65536"), List.of(lines.get(2).trim().split("\\s+")), run.output());
+        assertEquals("pid 1", lines.get(3), run.output());
+        // the shell alone (echo is its builtin): nothing of the guest's
+        assertEquals("/proc/1", lines.get(4), run.output());
+        assertEquals("same-pidns", lines.get(5), run.output());
+    }
+
+    private static final String USER = "jrunc-rootless";
+    private static final int USER_ID = 1000;
+
+    private static List<String> concat(List<String> list, String last) {
+        List<String> all = new ArrayList<>(list);
+        all.add(last);
+        return all;
+    }
+
+    private static List<String> list(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (var files = Files.list(dir)) {
+            return files.map(Path::toString).toList();
+        }
+    }
+
+    private static void chown(Path path) throws IOException {
+        Files.setAttribute(path, "unix:uid", USER_ID);
+        Files.setAttribute(path, "unix:gid", USER_ID);
+    }
+
     /** A busybox bundle running {@code script} with {@code resources}; the config starts as jrunc spec's. */
     private Path bundle(String script, String resources) throws Exception {
         Path dir = Files.createDirectories(Path.of("/tmp/bundle-" + ++count));
-        Path bin = Files.createDirectories(dir.resolve("rootfs/bin"));
-        for (String d : List.of("proc", "sys", "dev", "tmp", "etc")) {
-            Files.createDirectories(dir.resolve("rootfs").resolve(d));
-        }
-        Files.copy(Path.of("/bin/busybox"), bin.resolve("busybox"));
-        Files.setPosixFilePermissions(bin.resolve("busybox"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
-        for (String applet : List.of("sh", "cat", "dd", "sleep", "head", "echo")) {
-            Files.createSymbolicLink(bin.resolve(applet), Path.of("busybox"));
-        }
+        rootfs(dir);
         Run spec = jrunc(dir, "spec");
         assertEquals(0, spec.exit(), spec.output());
         ObjectNode config = (ObjectNode) JSON.readTree(dir.resolve("config.json").toFile());
@@ -74,6 +160,19 @@ class JruncGuestTest {
         linux.put("cgroupsPath", "/jrunc-vm-containers/c" + count);
         JSON.writeValue(dir.resolve("config.json").toFile(), config);
         return dir;
+    }
+
+    /** A busybox rootfs in {@code dir}/rootfs. */
+    private static void rootfs(Path dir) throws IOException {
+        Path bin = Files.createDirectories(dir.resolve("rootfs/bin"));
+        for (String d : List.of("proc", "sys", "dev", "tmp", "etc")) {
+            Files.createDirectories(dir.resolve("rootfs").resolve(d));
+        }
+        Files.copy(Path.of("/bin/busybox"), bin.resolve("busybox"));
+        Files.setPosixFilePermissions(bin.resolve("busybox"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        for (String applet : List.of("sh", "cat", "dd", "sleep", "head", "echo")) {
+            Files.createSymbolicLink(bin.resolve(applet), Path.of("busybox"));
+        }
     }
 
     @Test
