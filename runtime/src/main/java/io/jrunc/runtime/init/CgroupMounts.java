@@ -2,6 +2,8 @@ package io.jrunc.runtime.init;
 
 import static io.jrunc.bindings.Mounts.*;
 
+import io.jrunc.bindings.Errno;
+import io.jrunc.bindings.ErrnoException;
 import io.jrunc.bindings.Mounts;
 import io.jrunc.cgroups.CgroupLocation;
 import io.jrunc.cgroups.CgroupMode;
@@ -13,8 +15,9 @@ import java.util.Map;
  * <ul>
  *   <li>cgroup v2 with a new cgroup namespace: a fresh cgroup2 mount, whose root is the container's
  *       cgroup because the namespace was created inside it.</li>
- *   <li>otherwise: the container's own cgroup directories bound from the host (one per hierarchy under
- *       a tmpfs for v1 and hybrid), so the container sees its cgroup and nothing above it.</li>
+ *   <li>otherwise, or where the kernel refuses that mount (EPERM, EBUSY): the container's own cgroup
+ *       directories bound from the host (one per hierarchy under a tmpfs for v1 and hybrid), so the
+ *       container sees its cgroup and nothing above it.</li>
  * </ul>
  * Mounted read-only unless the options say rw, like runc's default config.
  */
@@ -25,10 +28,19 @@ public record CgroupMounts(CgroupLocation location, boolean newCgroupNamespace) 
         if (location.mode() == CgroupMode.UNIFIED) {
             Path own = location.directory("");
             if (newCgroupNamespace) {
-                Mounts.mount("cgroup2", dest.toString(), "cgroup2", flags, null);
-            } else {
-                bind(own, dest, flags);
+                try {
+                    Mounts.mount("cgroup2", dest.toString(), "cgroup2", flags, null);
+                    return;
+                } catch (ErrnoException e) {
+                    // as runc: where the kernel refuses a fresh cgroup2 (EPERM in a user namespace
+                    // without the right over it; EBUSY over a locked mount of /sys/fs/cgroup, as in a
+                    // rootless container's bind of the host's /sys), the container's own cgroup is bound
+                    if (!e.is(Errno.EPERM) && !e.is(Errno.EBUSY)) {
+                        throw e;
+                    }
+                }
             }
+            bind(own, dest, flags);
             return;
         }
         Mounts.mount("tmpfs", dest.toString(), "tmpfs", flags & ~MS_RDONLY, "mode=755");

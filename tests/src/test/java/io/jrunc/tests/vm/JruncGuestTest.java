@@ -124,6 +124,76 @@ class JruncGuestTest {
     private static final String USER = "jrunc-rootless";
     private static final int USER_ID = 1000;
 
+    /**
+     * Rootless jrunc on Linux 6.1: an unprivileged user runs a config as `jrunc spec --rootless` writes
+     * it (its uid alone mapped, setgroups "deny") with a memory limit, in a cgroup v2 subtree delegated
+     * to it as systemd's Delegate=yes does (the directory and its cgroup.procs, cgroup.subtree_control
+     * and cgroup.threads chowned to the user), from which jrunc is launched: the container's cgroup
+     * below it reads the limit, a process under it runs, and a hog over it is OOM-killed (137).
+     */
+    @Test
+    void rootlessJruncWithADelegatedCgroupAndAMemoryLimit() throws Exception {
+        if (!Files.readString(Path.of("/etc/passwd")).contains(USER + ":")) {
+            Files.writeString(Path.of("/etc/passwd"), USER + ":x:" + USER_ID + ":" + USER_ID + "::/tmp:/bin/sh\n",
+                    java.nio.file.StandardOpenOption.APPEND);
+            Files.writeString(Path.of("/etc/group"), USER + ":x:" + USER_ID + ":\n", java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        }
+        Path runtimeDir = Files.createDirectories(Path.of("/tmp/xdg-" + USER));
+        Files.setPosixFilePermissions(runtimeDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        chown(runtimeDir);
+        Path cgroups = Path.of("/sys/fs/cgroup");
+        Files.writeString(cgroups.resolve("cgroup.subtree_control"), "+memory +pids");
+        Path delegated = Files.createDirectories(cgroups.resolve("jrunc-delegated"));
+        chown(delegated);
+        for (String file : List.of("cgroup.procs", "cgroup.subtree_control", "cgroup.threads")) {
+            chown(delegated.resolve(file));
+        }
+        // the launcher's own cgroup is in the delegated subtree and the user's too, as the processes of a
+        // Delegate=yes unit are
+        Path launcher = Files.createDirectories(delegated.resolve("launcher"));
+        chown(launcher);
+        for (String file : List.of("cgroup.procs", "cgroup.subtree_control", "cgroup.threads")) {
+            chown(launcher.resolve(file));
+        }
+
+        Path dir = Files.createDirectories(Path.of("/tmp/bundle-" + ++count));
+        rootfs(dir);
+        chown(dir);
+        Process spec = new ProcessBuilder("su", "-s", "/bin/sh", USER, "-c", "cd " + dir + " && exec " + binary + " spec --rootless")
+                .redirectErrorStream(true).start();
+        String specOutput = new String(spec.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, spec.waitFor(), specOutput);
+        ObjectNode config = (ObjectNode) JSON.readTree(dir.resolve("config.json").toFile());
+        assertEquals(JSON.readTree("[{\"containerID\":0,\"hostID\":" + USER_ID + ",\"size\":1}]"),
+                config.get("linux").get("uidMappings"), config.toString());
+        ObjectNode process = (ObjectNode) config.get("process");
+        process.put("terminal", false);
+        ObjectNode linux = (ObjectNode) config.get("linux");
+        linux.set("resources", JSON.readTree("{\"memory\":{\"limit\":" + 32 * M + ",\"swap\":" + 32 * M + "}}"));
+
+        process.set("args", JSON.valueToTree(List.of("sh", "-c", "cat /sys/fs/cgroup/memory.max /proc/self/cgroup"
+                + " /proc/self/setgroups; dd if=/dev/zero of=/dev/null bs=4M count=1 2>/dev/null && echo ran")));
+        linux.put("cgroupsPath", "/jrunc-delegated/under");
+        JSON.writeValue(dir.resolve("config.json").toFile(), config);
+        List<String> run = List.of(binary.toString(), "run", "--bundle", dir.toString());
+        String procs = launcher.resolve("cgroup.procs").toString();
+        Run under = pivotable(procs, USER, concat(run, "under"));
+        assertEquals(0, under.exit(), under.output());
+        // the container's cgroup: its path as the host names it, or "/" in a cgroup namespace of its own
+        assertTrue(under.output().contains(32 * M + "\n0::/jrunc-delegated/under\ndeny\nran\n")
+                || under.output().contains(32 * M + "\n0::/\ndeny\nran\n"), under.output());
+
+        process.set("args", JSON.valueToTree(List.of("sh", "-c", "exec dd if=/dev/zero of=/dev/null bs=64M count=1")));
+        linux.put("cgroupsPath", "/jrunc-delegated/over");
+        JSON.writeValue(dir.resolve("config.json").toFile(), config);
+        Run over = pivotable(procs, USER, concat(run, "over"));
+        assertEquals(128 + 9, over.exit(), over.output());
+        // nothing left: the state and the containers' cgroups
+        assertEquals(List.of(), list(runtimeDir.resolve("jrunc")), "state left");
+        assertFalse(Files.exists(delegated.resolve("under")) || Files.exists(delegated.resolve("over")), "cgroups left");
+    }
+
     private static List<String> concat(List<String> list, String last) {
         List<String> all = new ArrayList<>(list);
         all.add(last);
