@@ -153,13 +153,7 @@ class RootlessTest {
         script(b, "cat /proc/self/uid_map; echo --; cat /proc/self/gid_map; echo --; cat /proc/self/setgroups;"
                 + " touch /tmp/by-root; stat -c %u /tmp/by-root");
         ObjectNode c = config(b);
-        ObjectNode linux = (ObjectNode) c.get("linux");
-        for (String field : List.of("uidMappings", "gidMappings")) {
-            long own = field.startsWith("uid") ? user.uid() : user.gid();
-            ArrayNode maps = linux.putArray(field);
-            maps.addObject().put("containerID", 0).put("hostID", own).put("size", 1);
-            maps.addObject().put("containerID", 1).put("hostID", TestUser.SUB_START).put("size", TestUser.SUB_COUNT);
-        }
+        mapOwnIdAnd(c, TestUser.SUB_START, TestUser.SUB_COUNT);
         // a process uid from the subordinate range: its file belongs to SUB_START + 999 on the host
         ((ObjectNode) ((ObjectNode) c.get("process")).get("user")).put("uid", 1000).put("gid", 1000);
         ((ObjectNode) c.get("root")).put("readonly", false);
@@ -181,13 +175,7 @@ class RootlessTest {
         Path b = bundle();
         script(b, "true");
         ObjectNode c = config(b);
-        ObjectNode linux = (ObjectNode) c.get("linux");
-        for (String field : List.of("uidMappings", "gidMappings")) {
-            long own = field.startsWith("uid") ? user.uid() : user.gid();
-            ArrayNode maps = linux.putArray(field);
-            maps.addObject().put("containerID", 0).put("hostID", own).put("size", 1);
-            maps.addObject().put("containerID", 1).put("hostID", TestUser.SUB_START + TestUser.SUB_COUNT).put("size", 10);
-        }
+        mapOwnIdAnd(c, TestUser.SUB_START + TestUser.SUB_COUNT, 10);
         write(b, c);
         Result r = jruncAsUser(b, "run", "rl-beyond");
         assertEquals(1, r.exitCode(), r.describe("beyond the allowance"));
@@ -195,6 +183,17 @@ class RootlessTest {
         assertTrue(r.stderr().contains("linux.gidMappings: newgidmap refused the map"), r.describe("the field named"));
         assertEquals(1, r.stderr().strip().lines().count(), r.describe("one line"));
         assertFalse(Files.exists(stateRoot().resolve("rl-beyond")), "no state left");
+    }
+
+    /** uid and gid maps of the user's own id at 0 and {@code size} ids from {@code hostStart} at 1. */
+    private void mapOwnIdAnd(ObjectNode config, long hostStart, long size) {
+        ObjectNode linux = (ObjectNode) config.get("linux");
+        for (String field : List.of("uidMappings", "gidMappings")) {
+            long own = field.startsWith("uid") ? user.uid() : user.gid();
+            ArrayNode maps = linux.putArray(field);
+            maps.addObject().put("containerID", 0).put("hostID", own).put("size", 1);
+            maps.addObject().put("containerID", 1).put("hostID", hostStart).put("size", size);
+        }
     }
 
     private static String normal(String map) {
