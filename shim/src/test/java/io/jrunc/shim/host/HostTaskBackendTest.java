@@ -514,8 +514,9 @@ class HostTaskBackendTest {
         Files.writeString(deadScratch.resolve("exec-1.pid"), "1234");
         Path liveScratch = Files.createDirectories(base.resolve(".shim-" + ProcessHandle.current().pid()));
         // a shim killed a moment ago is a zombie until its parent collects it: gone all the same
-        // (`true` ends at once, and the sleep its parent became never collects it)
-        Process parent = new ProcessBuilder("sh", "-c", "true & echo $!; exec sleep 30").start();
+        // (the background sleep ends after its shell has become a sleep that never collects it; a child
+        // that ended before the exec could be reaped by the shell first, leaving no zombie to test with)
+        Process parent = new ProcessBuilder("sh", "-c", "sleep 0.2 & echo $!; exec sleep 30").start();
         long zombiePid = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(parent.getInputStream()))
                 .readLine().strip());
         Path zombieScratch = Files.createDirectories(base.resolve(".shim-" + zombiePid));
