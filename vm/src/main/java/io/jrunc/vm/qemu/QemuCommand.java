@@ -2,6 +2,9 @@ package io.jrunc.vm.qemu;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -84,8 +87,7 @@ public final class QemuCommand {
     @SuppressWarnings("try") // opening the device is the test
     static boolean kvmAvailable(Path device) {
         try {
-            if (!java.nio.file.Files.readAttributes(device, java.nio.file.attribute.BasicFileAttributes.class,
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS).isOther()) {
+            if (!Files.readAttributes(device, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
                 return false;
             }
         } catch (IOException e) {
