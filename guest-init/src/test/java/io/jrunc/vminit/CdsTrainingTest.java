@@ -21,6 +21,12 @@ class CdsTrainingTest {
                 CdsTraining.exerciseDescriptors());
     }
 
+    /** The example spec, rewritten for a pod, is one the runtime loads (a refusal would end the image build's training). */
+    @Test
+    void readsTheExampleSpecAsCreateDoes() throws Exception {
+        assertEquals(1, CdsTraining.exerciseSpecs());
+    }
+
     private static long mapFieldsIn(Path proto) throws IOException {
         return Pattern.compile("^\\s*map<", Pattern.MULTILINE).matcher(Files.readString(proto)).results().count();
     }
