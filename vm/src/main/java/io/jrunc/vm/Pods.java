@@ -1,6 +1,5 @@
 package io.jrunc.vm;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.AgentClient;
@@ -478,7 +477,7 @@ public final class Pods {
 
     public ObjectNode inspect(String name) throws VmException {
         PodRecord pod = require(name);
-        ObjectNode out = new ObjectMapper().valueToTree(pod);
+        ObjectNode out = io.jrunc.vm.state.RecordTrees.of(pod);
         out.put("state", state(pod));
         long swapBytes = pod.config().swapBytes();
         out.put("memory", Sizes.format(pod.config().memoryBytes()));
