@@ -112,27 +112,35 @@ final class StateFiles {
         throw new IOException(field + ": not a string");
     }
 
+    // if/else rather than pattern switches: a pattern switch's bootstrap generates classes at its first
+    // run, tens of ms of a cold JVM
     private static long number(Map<String, Object> o, String field) throws IOException {
-        return switch (o.get(field)) {
-            case null -> 0;
-            case Number n -> n.longValue();
-            case String s -> {
-                try {
-                    yield Long.parseLong(s.strip());
-                } catch (NumberFormatException e) {
-                    throw new IOException(field + ": not a number");
-                }
+        Object v = o.get(field);
+        if (v == null) {
+            return 0;
+        }
+        if (v instanceof Number n) {
+            return n.longValue();
+        }
+        if (v instanceof String s) {
+            try {
+                return Long.parseLong(s.strip());
+            } catch (NumberFormatException e) {
+                throw new IOException(field + ": not a number");
             }
-            default -> throw new IOException(field + ": not a number");
-        };
+        }
+        throw new IOException(field + ": not a number");
     }
 
     private static boolean bool(Map<String, Object> o, String field) throws IOException {
-        return switch (o.get(field)) {
-            case null -> false;
-            case Boolean b -> b;
-            default -> throw new IOException(field + ": not a boolean");
-        };
+        Object v = o.get(field);
+        if (v == null) {
+            return false;
+        }
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        throw new IOException(field + ": not a boolean");
     }
 
     private static List<String> strings(Map<String, Object> o, String field) throws IOException {
