@@ -111,8 +111,19 @@ one-jar:
 # smaller stacks, since a call is over before most compiles would repay.
 VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData \
 	-XX:CompileThresholdScaling=20 -Xss512k
+# The class path is the jars by name, in a fixed order: an AOT cache is used only with the class path it
+# was trained with (a wildcard's order is the directory's).
 render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAGS@|$(VM_JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
+	-e "s|@CLASSPATH@|$$(cd $(BUILD)/lib-vm && ls *.jar | sort | sed 's|^|$(1)/|' | paste -sd:)|" \
 	scripts/jrunc-vm.in > $(2) && chmod 755 $(2)
+# vm-aot-cache(lib dir, launcher): LIB/jrunc-vm-read.aot from io.jrunc.vm.cli.AotTraining (the read-only
+# calls against a stand-in pod monitor, docs/PERFORMANCE.md "With a pod running") with the launcher's
+# flags and class path; the launcher uses it for those calls on a root that has a pod. A call without
+# the cache runs without.
+vm-aot-cache = rm -f $(1)/jrunc-vm*.aot; w=$$(mktemp -d /tmp/jrunc-vm-aot.XXXXXX); \
+	$(JAVA_HOME)/bin/java $(VM_JVM_FLAGS) -Xlog:disable -XX:AOTCacheOutput=$(1)/jrunc-vm-read.aot \
+	  -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.vm.cli.AotTraining $$w/work >$(BUILD)/vm-aot-train.log 2>&1 \
+	  || { echo "no AOT cache for jrunc-vm's read-only calls: see $(BUILD)/vm-aot-train.log"; rm -f $(1)/jrunc-vm-read.aot; }; rm -rf $$w
 
 # What jrunc-vm reads beside its kernel (io.jrunc.vm.qemu.VmImage).
 VM_IMAGE_FILES := vmlinuz initramfs.cpio initrd.cpio initramfs.cpio.lz4 initrd.cpio.lz4 initrd.img image.digest kernel.cmdline
@@ -123,6 +134,7 @@ launcher-vm:
 	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib-vm
 	@cp vm/target/jrunc-vm-*.jar $(BUILD)/lib-vm/jrunc-vm.jar
 	@$(call render-vm-launcher,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
+	@$(call vm-aot-cache,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
 	@echo "built $(BUILD)/bin/jrunc-vm"
 
 # containerd-shim-jrunc-v2 (docs/shim.md): its jars in build/lib-shim, build/bin/containerd-shim-jrunc-v2
@@ -299,9 +311,10 @@ install: build
 	install -m 644 $(BUILD)/lib/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc/
 	$(call render-launcher,$(PREFIX)/lib/jrunc,$(DESTDIR)$(PREFIX)/bin/jrunc)
 	install -d $(DESTDIR)$(PREFIX)/lib/jrunc-vm
-	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.jar
+	rm -f $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-vm/*.aot
 	install -m 644 $(BUILD)/lib-vm/*.jar $(DESTDIR)$(PREFIX)/lib/jrunc-vm/
 	$(call render-vm-launcher,$(PREFIX)/lib/jrunc-vm,$(DESTDIR)$(PREFIX)/bin/jrunc-vm)
+	@if [ -z "$(DESTDIR)" ]; then $(call vm-aot-cache,$(PREFIX)/lib/jrunc-vm,$(PREFIX)/bin/jrunc-vm); fi
 	@# only the files jrunc-vm reads (docs/vm.md, "The image"), not whatever else the image build keeps there
 	@if [ -f $(BUILD)/vm-image/vmlinuz ]; then install -d $(DESTDIR)$(PREFIX)/share/jrunc-vm && \
 	  for f in $(VM_IMAGE_FILES); do [ ! -f $(BUILD)/vm-image/$$f ] || \

@@ -603,7 +603,7 @@ public final class Containers {
 
     /** The view of {@code c}, asking the guest through {@code monitor} (null: its pod does not run). */
     private ObjectNode view(ContainerRecord c, AgentClient monitor) throws VmException {
-        ObjectNode out = Json.MAPPER.valueToTree(c);
+        ObjectNode out = io.jrunc.vm.state.RecordTrees.of(c);
         out.remove("lastState");
         if (monitor != null) {
             try {

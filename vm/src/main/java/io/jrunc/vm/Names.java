@@ -13,7 +13,11 @@ public final class Names {
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}");
     /** virtio-blk's serial is cut to 20 characters in the guest. */
     public static final int SERIAL_MAX = 20;
-    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** Made on first use: a SecureRandom's set-up (its providers) costs every call that only checks a name. */
+    private static final class Random {
+        static final SecureRandom SOURCE = new SecureRandom();
+    }
 
     private Names() {
     }
@@ -35,14 +39,14 @@ public final class Names {
 
     public static String random(String prefix) {
         byte[] b = new byte[6];
-        RANDOM.nextBytes(b);
+        Random.SOURCE.nextBytes(b);
         return prefix + HexFormat.of().formatHex(b);
     }
 
     /** A fresh disk serial: "jr" and 16 hex digits, 18 characters, within virtio-blk's 20. */
     public static String serial() {
         byte[] b = new byte[8];
-        RANDOM.nextBytes(b);
+        Random.SOURCE.nextBytes(b);
         return "jr" + HexFormat.of().formatHex(b);
     }
 }

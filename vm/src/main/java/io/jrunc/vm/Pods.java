@@ -1,6 +1,5 @@
 package io.jrunc.vm;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.AgentClient;
@@ -366,6 +365,24 @@ public final class Pods {
             throw new VmException("pod " + name + ": stop failed: " + e.getMessage(), e);
         } finally {
             awaitQemuGone(pod);
+            awaitMonitorGone(name);
+        }
+    }
+
+    /**
+     * Waits (up to END_WAIT) for the pod's monitor to end: it answers Shutdown before it removes its
+     * socket and the VM's files, and a stop that returned at the answer left them behind for a moment
+     * after the call (a caller's next look at the pod's directory found monitor.sock).
+     */
+    private void awaitMonitorGone(String name) throws VmException {
+        long deadline = System.nanoTime() + END_WAIT.toNanos();
+        while (MonitorLink.monitorAlive(root, name) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
@@ -478,7 +495,7 @@ public final class Pods {
 
     public ObjectNode inspect(String name) throws VmException {
         PodRecord pod = require(name);
-        ObjectNode out = new ObjectMapper().valueToTree(pod);
+        ObjectNode out = io.jrunc.vm.state.RecordTrees.of(pod);
         out.put("state", state(pod));
         long swapBytes = pod.config().swapBytes();
         out.put("memory", Sizes.format(pod.config().memoryBytes()));

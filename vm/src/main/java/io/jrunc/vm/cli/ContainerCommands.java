@@ -229,7 +229,7 @@ final class ContainerCommands {
             if ("json".equals(format)) {
                 ArrayNode array = JsonNodeFactory.instance.arrayNode();
                 all.forEach(array::add);
-                Main.Output.out.println(PodCommand.json().writeValueAsString(array));
+                Main.Output.out.println(PrettyJson.of(array));
                 return 0;
             }
             List<String[]> rows = new ArrayList<>();
@@ -250,7 +250,7 @@ final class ContainerCommands {
         @Override
         public Integer call() throws Exception {
             Containers c = containers();
-            Main.Output.out.println(PodCommand.json().writeValueAsString(c.inspect(c.require(name))));
+            Main.Output.out.println(PrettyJson.of(c.inspect(c.require(name))));
             return 0;
         }
     }
@@ -303,7 +303,7 @@ final class ContainerCommands {
             o.putObject("cpu").put("usageUsec", s.getCpu().getUsageUsec()).put("userUsec", s.getCpu().getUserUsec())
                     .put("systemUsec", s.getCpu().getSystemUsec()).put("throttledUsec", s.getCpu().getThrottledUsec());
             o.putObject("pids").put("current", s.getPids().getCurrent());
-            Main.Output.out.println(PodCommand.json().writeValueAsString(o));
+            Main.Output.out.println(PrettyJson.of(o));
             return 0;
         }
     }

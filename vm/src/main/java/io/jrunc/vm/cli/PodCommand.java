@@ -1,7 +1,5 @@
 package io.jrunc.vm.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.jrunc.vm.Pods;
@@ -25,15 +23,6 @@ final class PodCommand implements Runnable {
     /** The pod commands, in the order `pod --help` lists them; registered as {@link Main#COMMANDS} are. */
     static final List<Class<?>> COMMANDS = List.of(PodCommand.Create.class, PodCommand.Start.class, PodCommand.Stop.class,
             PodCommand.Rm.class, PodCommand.Inspect.class, PodCommand.Ls.class, PodCommand.Prune.class);
-
-    /** The commands' JSON output, indented; made on first use (a mapper's set-up costs a cold JVM tens of ms). */
-    static ObjectMapper json() {
-        return Json.MAPPER;
-    }
-
-    private static final class Json {
-        static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    }
 
     @ParentCommand
     Main main;
@@ -159,7 +148,7 @@ final class PodCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            Main.Output.out.println(json().writeValueAsString(pods().inspect(name)));
+            Main.Output.out.println(PrettyJson.of(pods().inspect(name)));
             return 0;
         }
     }
@@ -186,7 +175,7 @@ final class PodCommand implements Runnable {
                 rows.add(new String[] {p.name(), state, Integer.toString(c.cpus()), Sizes.format(c.memoryBytes()), Integer.toString(members)});
             }
             if ("json".equals(format)) {
-                Main.Output.out.println(json().writeValueAsString(all));
+                Main.Output.out.println(PrettyJson.of(all));
             } else {
                 Table.print(Main.Output.out, new String[] {"NAME", "STATUS", "CPUS", "MEMORY", "CONTAINERS"}, rows);
             }

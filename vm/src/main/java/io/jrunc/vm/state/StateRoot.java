@@ -140,7 +140,7 @@ public final class StateRoot {
     }
 
     public Optional<PodRecord> pod(String name) throws VmException {
-        return read(podDir(name).resolve("pod.json"), PodRecord.class);
+        return read(podDir(name).resolve("pod.json"), StateFiles::pod);
     }
 
     /** Writes pod.json; a new pod gets its create.lock with it, so that no create adds a file to the pod. */
@@ -161,7 +161,7 @@ public final class StateRoot {
     public List<ContainerRecord> containers(String pod) throws VmException {
         List<ContainerRecord> containers = new ArrayList<>();
         for (String name : names(podDir(pod).resolve("containers"))) {
-            read(containerDir(pod, name).resolve("container.json"), ContainerRecord.class).ifPresent(containers::add);
+            read(containerDir(pod, name).resolve("container.json"), StateFiles::container).ifPresent(containers::add);
         }
         return containers;
     }
@@ -178,7 +178,7 @@ public final class StateRoot {
     public Optional<ContainerRecord> container(String name) throws VmException {
         Names.require(name, "container name");
         for (String pod : names(root.resolve("pods"))) {
-            Optional<ContainerRecord> c = read(containerDir(pod, name).resolve("container.json"), ContainerRecord.class);
+            Optional<ContainerRecord> c = read(containerDir(pod, name).resolve("container.json"), StateFiles::container);
             if (c.isPresent()) {
                 return c;
             }
@@ -208,9 +208,14 @@ public final class StateRoot {
         return names;
     }
 
-    private static <T> Optional<T> read(Path file, Class<T> type) throws VmException {
+    /** How a state file's bytes become its record. */
+    private interface Decoder<T> {
+        T decode(byte[] json) throws IOException;
+    }
+
+    private static <T> Optional<T> read(Path file, Decoder<T> decoder) throws VmException {
         try {
-            return Optional.of(Json.MAPPER.readValue(Files.readAllBytes(file), type));
+            return Optional.of(decoder.decode(Files.readAllBytes(file)));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

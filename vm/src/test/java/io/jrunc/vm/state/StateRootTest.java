@@ -108,4 +108,63 @@ class StateRootTest {
         assertFalse(Files.exists(root.podDir("p")));
         StateRoot.removeTree(root.podDir("p"));
     }
+
+    /**
+     * The streaming reader (StateFiles) reads every field the records' JSON has exactly as the mapper's
+     * binding reads it: a pod with each part set (network, swap, image, VM), one with the defaults, a
+     * container with shares and one without.
+     */
+    @Test
+    void theStreamingReaderReadsWhatTheMapperBinds() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        PodRecord.Network net = new PodRecord.Network("user", List.of("8080:80/tcp"), List.of("example.org"), List.of("ndots:2"),
+                "52:54:00:00:00:01", List.of("10.0.2.15/24"), "10.0.2.2", 1500);
+        List<PodRecord> pods = List.of(
+                new PodRecord("p", true, 7, new PodRecord.Config(3, 1L << 30, "h", List.of("1.1.1.1"), List.of("a:1.2.3.4"),
+                        Map.of("net.ipv4.ip_forward", "1", "kernel.shmmax", "1"), "/k", "/i", 1 << 26, net),
+                        new PodRecord.Vm(42, 4242, "sha256:abc")),
+                pod("q"),
+                PodRecord.created("r", false, PodRecord.Config.of(1, 0, null)));
+        for (PodRecord p : pods) {
+            byte[] bytes = json.writeValueAsBytes(p);
+            assertEquals(json.readValue(bytes, PodRecord.class), StateFiles.pod(bytes), new String(bytes));
+            assertEquals(p, StateFiles.pod(bytes));
+        }
+        List<ContainerRecord> containers = List.of(
+                new ContainerRecord("c", "p", "/b", "jr01", List.of("sh", "-c", "echo \"hi\""), 5, "stopped", 137,
+                        List.of(new HostShare("fs1", "/srv", "/data", true), new HostShare("fs2", "/r", HostShare.ROOT, false))),
+                new ContainerRecord("d", "p", "/b", "", List.of(), 0, "creating", 0));
+        for (ContainerRecord c : containers) {
+            byte[] bytes = json.writeValueAsBytes(c);
+            assertEquals(json.readValue(bytes, ContainerRecord.class), StateFiles.container(bytes), new String(bytes));
+            assertEquals(c, StateFiles.container(bytes));
+        }
+        // unknown fields of any shape are skipped, as the mapper's binding ignores them
+        byte[] newer = "{\"name\":\"c\",\"pod\":\"p\",\"future\":{\"a\":[1,{\"b\":null}]},\"exitCode\":3}".getBytes();
+        assertEquals(json.readValue(newer, ContainerRecord.class), StateFiles.container(newer));
+        // a field of the wrong shape is an error naming the file, never a stack trace
+        StateRoot root = new StateRoot(dir);
+        root.write(pod("w"));
+        Files.writeString(root.podDir("w").resolve("pod.json"), "{\"name\":\"w\",\"dns\":\"1.1.1.1\"}");
+        VmException e = assertThrows(VmException.class, () -> root.pod("w"));
+        assertTrue(e.getMessage().contains("pod.json") && e.getMessage().contains("dns"), e.getMessage());
+    }
+
+    /** The trees ls and inspect print are the mapper's valueToTree of the records, field for field, in order. */
+    @Test
+    void recordTreesAreTheMappersTrees() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        PodRecord.Network net = new PodRecord.Network("user", List.of("8080:80/tcp"), List.of(), List.of("ndots:2"),
+                "52:54:00:00:00:01", List.of("10.0.2.15/24"), "10.0.2.2", 1500);
+        for (PodRecord p : List.of(pod("q"), PodRecord.created("r", true, PodRecord.Config.of(1, 0, null)),
+                new PodRecord("p", false, 7, new PodRecord.Config(3, 1L << 30, "h", List.of("1.1.1.1"), List.of(),
+                        Map.of("a", "1", "b", "2", "c", "3"), "/k", null, 1 << 26, net), new PodRecord.Vm(42, 4242, "sha256:abc")))) {
+            assertEquals(json.writeValueAsString(json.valueToTree(p)), json.writeValueAsString(RecordTrees.of(p)));
+        }
+        for (ContainerRecord c : List.of(new ContainerRecord("d", "p", "/b", "", List.of(), 0, "creating", 0),
+                new ContainerRecord("c", "p", "/b", "jr01", List.of("sh", "-c", "x"), 5, "stopped", 137,
+                        List.of(new HostShare("fs1", "/srv", "/data", true), new HostShare("fs2", "/r", HostShare.ROOT, false))))) {
+            assertEquals(json.writeValueAsString(json.valueToTree(c)), json.writeValueAsString(RecordTrees.of(c)));
+        }
+    }
 }

@@ -1,0 +1,207 @@
+package io.jrunc.vm.cli;
+
+import com.google.protobuf.ByteString;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.AgentProtocol;
+import io.jrunc.agent.api.pb.v1.CloseStdinResponse;
+import io.jrunc.agent.api.pb.v1.ContainerInfo;
+import io.jrunc.agent.api.pb.v1.ContainerState;
+import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
+import io.jrunc.agent.api.pb.v1.CpuStats;
+import io.jrunc.agent.api.pb.v1.ExitStatus;
+import io.jrunc.agent.api.pb.v1.InspectContainerResponse;
+import io.jrunc.agent.api.pb.v1.ListContainersResponse;
+import io.jrunc.agent.api.pb.v1.MemoryStats;
+import io.jrunc.agent.api.pb.v1.PodStatsResponse;
+import io.jrunc.agent.api.pb.v1.ReadOutputResponse;
+import io.jrunc.agent.api.pb.v1.WaitResponse;
+import io.jrunc.ttrpc.Code;
+import io.jrunc.ttrpc.Dispatcher;
+import io.jrunc.ttrpc.RpcException;
+import io.jrunc.ttrpc.ServerOptions;
+import io.jrunc.ttrpc.TtrpcServer;
+import io.jrunc.vm.monitor.MonitorMethods;
+import io.jrunc.vm.monitor.PodMonitor;
+import io.jrunc.vm.monitor.pb.AddContainerResponse;
+import io.jrunc.vm.monitor.pb.RemoveContainerResponse;
+import io.jrunc.vm.monitor.pb.StartContainerResponse;
+import io.jrunc.vm.monitor.pb.StatusResponse;
+import io.jrunc.vm.state.ContainerRecord;
+import io.jrunc.vm.state.PodRecord;
+import io.jrunc.vm.state.StateRoot;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The workload the build trains jrunc-vm's AOT cache on (`make launcher-vm`, under
+ * -XX:AOTCacheOutput with the launcher's flags and class path): the read-only calls (ls, pod ls,
+ * inspect, pod inspect, logs, stats) in this one JVM, through {@link Main#run} as the launcher runs
+ * them, on a root with a pod that never booted and a running pod with two containers. No VM boots at
+ * build time: the pod's monitor is a stand-in served from this JVM on the pod's monitor.sock, answering
+ * the monitor's and the agent's methods as a pod with its containers would, and the pod's recorded
+ * "qemu" is this process, so the CLI takes the pod for running. Not a test: what it asserts is nothing;
+ * what matters is which classes the calls load and link. Usage: AotTraining WORKDIR (made, then removed).
+ */
+public final class AotTraining {
+    private AotTraining() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path work = Path.of(args[0]).toAbsolutePath();
+        Files.createDirectories(work);
+        try {
+            trainReading(work);
+        } finally {
+            StateRoot.removeTree(work);
+        }
+        System.exit(0);
+    }
+
+    /**
+     * The read-only calls with a pod that never booted and a running pod with its containers. The
+     * state is written here, not by the CLI's create, so that no creating code lands in this cache (a
+     * JVM loads every class of its cache at start); an empty root is not trained: the launcher runs
+     * without the cache there.
+     */
+    private static void trainReading(Path work) throws Exception {
+        String root = work.resolve("root").toString();
+        StateRoot state = new StateRoot(Path.of(root));
+        state.write(PodRecord.created("idle", false, PodRecord.Config.of(1, 512L << 20, "idle")));
+        state.write(running(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train"))));
+        try (StandInMonitor monitor = new StandInMonitor(PodMonitor.socket(state, "train"))) {
+            for (String c : new String[] {"c1", "c2"}) {
+                state.write(new ContainerRecord(c, "train", work.toString(), "jr0000000000000000", List.of("sleep", "1"),
+                        System.currentTimeMillis(), "running", 0));
+                monitor.containers.put(c, ContainerState.CONTAINER_STATE_RUNNING);
+                Files.writeString(state.containerDir("train", c).resolve("stdout.log"), "hello\n");
+            }
+            for (int i = 0; i < 3; i++) {
+                reads(root);
+            }
+        }
+    }
+
+    /** Every read-only call on a root with the pods "idle" (never booted) and "train" (running, c1 in it). */
+    private static void reads(String root) {
+        cli("--root", root, "ls");
+        cli("--root", root, "ls", "--format", "json");
+        cli("--root", root, "pod", "ls");
+        cli("--root", root, "pod", "ls", "--format", "json");
+        cli("--root", root, "inspect", "c1");
+        cli("--root", root, "pod", "inspect", "train");
+        cli("--root", root, "pod", "inspect", "idle");
+        cli("--root", root, "stats", "c1");
+        cli("--root", root, "logs", "c1");
+    }
+
+    /** The pod as running, its "qemu" this JVM (the CLI checks the pid and its start time). */
+    private static PodRecord running(PodRecord pod) {
+        ProcessHandle self = ProcessHandle.current();
+        return pod.withVm(new PodRecord.Vm(self.pid(), self.info().startInstant().orElseThrow().toEpochMilli(), "sha256:training"));
+    }
+
+    /** One call as the launcher makes it, its output dropped; its exit code and error in the build's log. */
+    private static void cli(String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true);
+        int code = Main.run(args, sink, new PrintStream(err, true), null);
+        System.out.println(code + " " + String.join(" ", args).replaceAll("--root \\S+ ", "") + " " + err.toString().strip());
+    }
+
+    /**
+     * The pod's monitor as the CLI sees it: the monitor's service and the agent's methods the CLI's
+     * calls use, each answered as a running pod would (a container created, then running; its output
+     * at end of file; its process ended with 0).
+     */
+    private static final class StandInMonitor implements AutoCloseable {
+        private final ServerSocketChannel listener;
+        private final TtrpcServer server;
+        private final Map<String, ContainerState> containers = new ConcurrentHashMap<>();
+        private final Set<String> stdinClosed = ConcurrentHashMap.newKeySet();
+
+        StandInMonitor(Path socket) throws IOException {
+            listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            listener.bind(UnixDomainSocketAddress.of(socket));
+            server = new TtrpcServer(dispatcher(), ServerOptions.DEFAULTS);
+            Thread.ofVirtual().start(() -> {
+                try {
+                    server.serveConnections(listener);
+                } catch (IOException e) {
+                    // closed
+                }
+            });
+        }
+
+        private ContainerInfo info(String id) throws RpcException {
+            ContainerState s = containers.get(id);
+            if (s == null) {
+                throw new RpcException(Code.NOT_FOUND, "container \"" + id + "\" does not exist");
+            }
+            ContainerInfo.Builder b = ContainerInfo.newBuilder().setId(id).setState(s).setPid(7);
+            if (s == ContainerState.CONTAINER_STATE_STOPPED) {
+                b.setExit(ExitStatus.newBuilder().setCode(0));
+            }
+            return b.build();
+        }
+
+        private Dispatcher dispatcher() {
+            return new Dispatcher()
+                    .register(AgentMethods.VERSION, AgentProtocol.versionHandler("training"))
+                    .register(MonitorMethods.STATUS, (ctx, q) -> StatusResponse.newBuilder().setPod("train")
+                            .setMonitorPid(ProcessHandle.current().pid()).setQemuPid(ProcessHandle.current().pid())
+                            .setVmStatus("running").setAgent("training").setBootedDigest("sha256:training").build())
+                    .register(MonitorMethods.ADD_CONTAINER, (ctx, q) -> {
+                        containers.put(q.getId(), ContainerState.CONTAINER_STATE_CREATED);
+                        return AddContainerResponse.newBuilder().setPid(7).build();
+                    })
+                    .register(MonitorMethods.START_CONTAINER, (ctx, q) -> {
+                        containers.put(q.getId(), ContainerState.CONTAINER_STATE_RUNNING);
+                        return StartContainerResponse.getDefaultInstance();
+                    })
+                    .register(MonitorMethods.REMOVE_CONTAINER, (ctx, q) -> {
+                        containers.remove(q.getId());
+                        return RemoveContainerResponse.getDefaultInstance();
+                    })
+                    .register(AgentMethods.Containers.LIST, (ctx, q) -> {
+                        ListContainersResponse.Builder b = ListContainersResponse.newBuilder();
+                        for (String id : containers.keySet()) {
+                            b.addContainers(info(id));
+                        }
+                        return b.build();
+                    })
+                    .register(AgentMethods.Containers.INSPECT, (ctx, q) ->
+                            InspectContainerResponse.newBuilder().setContainer(info(q.getId())).build())
+                    .register(AgentMethods.Containers.STATS, (ctx, q) -> ContainerStatsResponse.newBuilder()
+                            .setMemory(MemoryStats.newBuilder().setCurrent(1 << 20).setLimit(64 << 20))
+                            .setCpu(CpuStats.newBuilder().setUsageUsec(1000)).build())
+                    .register(AgentMethods.Pod.STATS, (ctx, q) -> PodStatsResponse.newBuilder()
+                            .setMemTotalBytes(500L << 20).setMemAvailableBytes(300L << 20).setAgentCgroup("0::/agent").build())
+                    .register(AgentMethods.Processes.CLOSE_STDIN, (ctx, q) -> {
+                        stdinClosed.add(q.getProcess().getContainerId());
+                        return CloseStdinResponse.getDefaultInstance();
+                    })
+                    .register(AgentMethods.Processes.READ_OUTPUT, (ctx, q) ->
+                            ReadOutputResponse.newBuilder().setEof(true).setData(ByteString.EMPTY).build())
+                    .register(AgentMethods.Processes.WAIT, (ctx, q) -> {
+                        containers.computeIfPresent(q.getProcess().getContainerId(), (k, v) -> ContainerState.CONTAINER_STATE_STOPPED);
+                        return WaitResponse.newBuilder().setStatus(ExitStatus.newBuilder().setCode(0)).build();
+                    });
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            listener.close();
+        }
+    }
+}
