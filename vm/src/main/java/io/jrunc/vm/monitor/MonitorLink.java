@@ -170,6 +170,7 @@ public final class MonitorLink {
         String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
         List<String> cmd = new ArrayList<>(List.of(java, "--sun-misc-unsafe-memory-access=allow",
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx96m", "-Xlog:disable",
+                "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                 "-cp", System.getProperty("java.class.path"), "io.jrunc.vm.cli.Main",
                 "--root", root.path().toString(), "monitor", pod));
         Path log;
