@@ -238,6 +238,7 @@ vm-run:
 # runtime are cached in $(VM_IMAGE) between runs.
 VM_IMAGE := $(BUILD)/vm-image
 vm-image: check-jdk
+	$(call apt-ensure,$(VM_PACKAGES))
 	@rm -rf $(VM_IMAGE)/lib && mkdir -p $(VM_IMAGE)/lib
 	@$(MVN) -q -Dmaven.test.skip=true -pl guest-init -am package dependency:copy-dependencies \
 	  -DincludeScope=runtime -DoutputDirectory=$(abspath $(VM_IMAGE))/lib
