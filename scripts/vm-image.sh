@@ -16,11 +16,12 @@ LIB=$(cd "$1" && pwd); mkdir -p "$2"; OUT=$(cd "$2" && pwd)
 command -v cpio >/dev/null || { echo "vm-image: needs cpio" >&2; exit 2; }
 # java.logging: protobuf-java; jdk.unsupported: the runtime library's sun.misc.Signal use.
 MODULES=java.base,java.logging,jdk.unsupported
-# The modules the agent loads (and their depends=, added below): the virtio PCI bus, disks, the
+# The modules the agent loads (and their depends=, added below): the virtio PCI bus, disks (virtio-blk
+# for the swap area and the pod's volumes, virtio-scsi and sd for the containers' hot-plugged disks), the
 # control port, the network interface (virtio_net), vsock (virtio transport for a host with vhost-vsock,
 # loopback for the guest test), overlayfs for writable roots, virtiofs (with fuse) for shared host
 # directories.
-KO_ROOTS="virtio_pci virtio_blk virtio_console virtio_net vmw_vsock_virtio_transport vsock_loopback overlay virtiofs"
+KO_ROOTS="virtio_pci virtio_blk virtio_scsi sd_mod virtio_console virtio_net vmw_vsock_virtio_transport vsock_loopback overlay virtiofs"
 
 # --- kernel --------------------------------------------------------------------------------------------
 if ! ls "$OUT"/kernel/boot/vmlinuz-* >/dev/null 2>&1; then

@@ -1,13 +1,13 @@
 #!/bin/sh
 # /init of PodLauncherTest's initramfs: a stand-in for the guest agent (jrunc-vminit is not part of
 # this image), so that jrunc-vm's launcher, QMP hot-plug and pod monitor meet a real kernel, a real
-# virtio-serial port and real ACPI hot-plug. It answers the protocol's sync preamble (docs/protocol.md)
+# virtio-serial port and a real SCSI hot-plug. It answers the protocol's sync preamble (docs/protocol.md)
 # and every ttRPC request with canned bytes: Version.Get major 1 agent "fake"; Create pid 1; anything
 # else an empty OK. Shutdown answers, then powers off. Busybox applets only.
 export PATH=/bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 # load order from each module's depends= (the .deb has no modules.dep)
-for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console virtio_blk; do insmod /mod/$m.ko; done
+for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_console scsi_common scsi_mod sd_mod virtio_scsi; do insmod /mod/$m.ko; done
 port=
 for i in 1 2 3 4 5 6 7 8 9 10; do
   for p in /sys/class/virtio-ports/*; do [ "$(cat $p/name 2>/dev/null)" = jrunc.agent ] && port=/dev/${p##*/}; done

@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * A container's root filesystem: the virtio-blk disk whose serial the host gave (virtio-blk keeps 20
- * characters; never vdX order), mounted read-only; a root that needs an upper layer gets an overlay
+ * A container's root filesystem: the disk whose serial the host gave (a SCSI disk on the pod's
+ * virtio-scsi controller, or a virtio-blk disk, which keeps 20 characters; never sdX or vdX order),
+ * mounted read-only; a root that needs an upper layer gets an overlay
  * over it. A writable root's upper layer is the container's layer disk (ext4, read-write, kept by the
  * host across restarts, so its writes outlive the VM); a read-only root given files the image may lack
  * mount points for gets a tmpfs (nothing is written there but those mount points).
@@ -24,21 +25,24 @@ final class RootDisks {
 
     private static final Path BLOCK = Path.of("/sys/block");
     private static final Path PCI_RESCAN = Path.of("/sys/bus/pci/rescan");
-    /** How long a disk may be late before the PCI bus is rescanned (hot-plug usually shows in about 1 s under TCG). */
+    private static final Path SCSI_HOSTS = Path.of("/sys/class/scsi_host");
+    /** How long a disk may be late before the buses are rescanned (a hot-plug shows in 0.1-1 s under TCG). */
     static final long RESCAN_AFTER_MILLIS = 3_000;
+    /** How often /sys/block is listed while a disk is awaited. */
+    static final long POLL_MILLIS = 10;
 
     /** /dev/NAME of the disk with {@code serial}, waiting up to {@code waitMillis} for it to appear. */
     static Path find(String serial, long waitMillis) throws IOException, InterruptedException {
-        return find(serial, waitMillis, BLOCK, PCI_RESCAN, RESCAN_AFTER_MILLIS);
+        return find(serial, waitMillis, BLOCK, () -> rescan(serial), RESCAN_AFTER_MILLIS);
     }
 
     /**
-     * The search, with sysfs' two paths as parameters so a test can stand in for them. A hot-plugged
-     * disk is announced by ACPI; if the guest missed or has not yet handled the event, the device stays
-     * unseen: after {@code rescanAfterMillis} without it the PCI bus is rescanned once (writing 1 to
-     * /sys/bus/pci/rescan probes every slot, as kata-agent does for a late device), and the wait goes on.
+     * The search, with sysfs' block directory and the rescan as parameters so a test can stand in for
+     * them. A disk added to the SCSI bus is announced by a virtio-scsi event, a virtio-blk disk by ACPI;
+     * if the guest missed or has not yet handled the event, the device stays unseen: after
+     * {@code rescanAfterMillis} without it the buses are rescanned once, and the wait goes on.
      */
-    static Path find(String serial, long waitMillis, Path block, Path rescan, long rescanAfterMillis)
+    static Path find(String serial, long waitMillis, Path block, Runnable rescan, long rescanAfterMillis)
             throws IOException, InterruptedException {
         long start = System.nanoTime();
         long deadline = start + waitMillis * 1_000_000;
@@ -46,24 +50,61 @@ final class RootDisks {
         do {
             try (Stream<Path> disks = Files.list(block)) {
                 for (Path disk : disks.toList()) {
-                    Path file = disk.resolve("serial");
-                    if (Files.exists(file) && Files.readString(file).trim().equals(serial)) {
+                    if (serial.equals(serial(disk))) {
                         return Path.of("/dev", disk.getFileName().toString());
                     }
                 }
             }
             if (!rescanned && System.nanoTime() - start >= rescanAfterMillis * 1_000_000) {
                 rescanned = true;
-                try {
-                    Files.writeString(rescan, "1");
-                    Console.log("disk %s not seen after %d ms: PCI bus rescanned", serial, rescanAfterMillis);
-                } catch (IOException e) {
-                    Console.log("disk %s not seen; PCI rescan failed: %s", serial, e.getMessage());
-                }
+                rescan.run();
             }
-            Thread.sleep(50);
+            Thread.sleep(POLL_MILLIS);
         } while (System.nanoTime() < deadline);
         return null;
+    }
+
+    /**
+     * A disk's serial from its /sys/block directory: virtio-blk's {@code serial} file, or a SCSI disk's
+     * unit serial number page ({@code device/vpd_pg80}: a 4-byte header whose bytes 2-3 are the
+     * length, then the serial, padded with spaces); null for a disk with neither.
+     */
+    static String serial(Path disk) throws IOException {
+        Path virtio = disk.resolve("serial");
+        if (Files.exists(virtio)) {
+            return Files.readString(virtio).trim();
+        }
+        Path page = disk.resolve("device/vpd_pg80");
+        if (!Files.exists(page)) {
+            return null;
+        }
+        byte[] b = new byte[256];
+        int n;
+        // one read: a second read of this sysfs file fails with EINVAL rather than reaching its end
+        try (var in = Files.newInputStream(page)) {
+            n = in.read(b);
+        }
+        if (n < 4) {
+            return null;
+        }
+        int length = Math.min(n - 4, ((b[2] & 0xff) << 8) | (b[3] & 0xff));
+        return new String(b, 4, length, java.nio.charset.StandardCharsets.US_ASCII).trim();
+    }
+
+    /**
+     * Every SCSI host scanned ("- - -": all channels, targets and LUNs) and the PCI bus rescanned (which
+     * probes every slot, as kata-agent does for a late device).
+     */
+    private static void rescan(String serial) {
+        try (Stream<Path> hosts = Files.list(SCSI_HOSTS)) {
+            for (Path host : hosts.toList()) {
+                Files.writeString(host.resolve("scan"), "- - -");
+            }
+            Files.writeString(PCI_RESCAN, "1");
+            Console.log("disk %s not seen after %d ms: SCSI hosts and PCI bus rescanned", serial, RESCAN_AFTER_MILLIS);
+        } catch (IOException e) {
+            Console.log("disk %s not seen; rescan failed: %s", serial, e.getMessage());
+        }
     }
 
     /**

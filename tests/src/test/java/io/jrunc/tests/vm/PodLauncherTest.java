@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * guest agent's image exists: the initramfs is busybox with a scripted stand-in agent as /init
  * (resources vm/stand-in-agent.sh: it answers the sync preamble and canned ttRPC responses; no
  * container runs). What is real: qemu's command line, the virtio-serial port named jrunc.agent and its
- * one-client chardev, the protocol's sync over it, ACPI hot-plug and unplug of the container's disk,
+ * one-client chardev, the protocol's sync over it, SCSI hot-plug and unplug of the container's disk,
  * the monitor's detachment, its replacement after kill -9, and power-off through the agent. One boot,
  * about 15-40 s under emulation.
  *
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PodLauncherTest {
     static final List<String> MODULES = List.of("virtio_ring", "virtio", "virtio_pci_modern_dev",
-            "virtio_pci_legacy_dev", "virtio_pci", "virtio_console", "virtio_blk");
+            "virtio_pci_legacy_dev", "virtio_pci", "virtio_console", "scsi_common", "scsi_mod", "sd_mod", "virtio_scsi");
 
     @TempDir
     Path work;
@@ -114,7 +114,7 @@ class PodLauncherTest {
         assertTrue(pod.path("vmMemoryMiB").asInt() > 128, "the VM has more than the pod's memory: " + pod);
         // the guest logs the new disk when its hot-plug handler has run, which may follow Create's answer
         String console = Files.readString(podDir.resolve("console.log"));
-        for (int i = 0; i < 100 && !console.matches("(?s).*virtio_blk virtio\\d+: \\[vda\\].*"); i++) {
+        for (int i = 0; i < 100 && !console.matches("(?s).*sd \\d+:\\d+:\\d+:\\d+: \\[sda\\].*"); i++) {
             Thread.sleep(200);
             console = Files.readString(podDir.resolve("console.log"));
         }
@@ -122,7 +122,7 @@ class PodLauncherTest {
         assertTrue(console.contains("fake-agent: port /dev/vport"), "the port named jrunc.agent was found in the guest");
         assertTrue(console.contains("fake-agent: answered Configure"), "the monitor configured the pod");
         assertTrue(console.contains("fake-agent: answered Create"));
-        assertTrue(console.matches("(?s).*virtio_blk virtio\\d+: \\[vda\\].*"), "the guest saw the hot-plugged disk");
+        assertTrue(console.matches("(?s).*sd \\d+:\\d+:\\d+:\\d+: \\[sda\\].*"), "the guest saw the hot-plugged disk");
 
         // an installed image newer than the booted one is reported
         Files.writeString(img.resolve("image.digest"), "sha256:stand-in-2\n");
@@ -141,7 +141,7 @@ class PodLauncherTest {
         assertEquals(qemuPid, pod.path("qemuPid").asLong());
         assertTrue(Files.readString(podDir.resolve("monitor.log")).contains("taking over qemu " + qemuPid));
 
-        // rm unplugs the disk (the guest releases it through ACPI) and frees the name
+        // rm unplugs the disk (qemu tells the guest by a virtio-scsi event) and frees the name
         vm.ok("rm", "c1");
         assertFalse(Files.exists(podDir.resolve("containers/c1")));
 

@@ -147,8 +147,9 @@ class PodVmTest {
         }
     }
 
-    static long virtioDisks() throws Exception {
-        return Stream.of(ok("exec", "a", "ls", "/sys/block").out().split("\\s+")).filter(s -> s.startsWith("vd")).count();
+    /** The guest's disks: the containers' (SCSI, sdX) and the pod's (virtio-blk, vdX). */
+    static long guestDisks() throws Exception {
+        return Stream.of(ok("exec", "a", "ls", "/sys/block").out().split("\\s+")).filter(s -> s.startsWith("vd") || s.startsWith("sd")).count();
     }
 
     /** The guest's view in `pod inspect` (the agent's Pod Stats): memTotal, memAvailable, agentCgroup. */
@@ -204,9 +205,9 @@ class PodVmTest {
     @Test
     @Order(2)
     void aContainerAddedToTheRunningPodIsHotPluggedAndUnpluggedOnRm() throws Exception {
-        long before = virtioDisks();
+        long before = guestDisks();
         ok("create", "--pod", POD, "--name", "c", bundle.toString(), "sh", "-c", "echo hotplugged");
-        assertEquals(before + 1, virtioDisks(), "c's image is a new virtio disk");
+        assertEquals(before + 1, guestDisks(), "c's image is a new disk");
         ok("start", "c");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!ok("logs", "c").out().contains("hotplugged") && System.nanoTime() < deadline) {
@@ -214,7 +215,7 @@ class PodVmTest {
         }
         assertEquals("hotplugged\n", ok("logs", "c").out());
         ok("rm", "-f", "c");
-        assertEquals(before, virtioDisks(), "rm unplugged c's disk");
+        assertEquals(before, guestDisks(), "rm unplugged c's disk");
     }
 
     @Test
@@ -466,11 +467,13 @@ class PodVmTest {
         }
     }
 
-    /** The serials of the guest's virtio disks (what the hot-plugged images are known by). */
+    /**
+     * The serials of the guest's SCSI disks (what the hot-plugged images are known by): each disk's unit
+     * serial number page after its 4-byte header, read in one read (a second read of it fails).
+     */
     static Set<String> diskSerials() throws Exception {
-        // a serial file has no newline of its own
-        return Set.copyOf(ok("exec", "a", "sh", "-c", "for s in /sys/block/vd*/serial; do cat $s; echo; done").out().lines()
-                .map(String::strip).toList());
+        return Set.copyOf(ok("exec", "a", "sh", "-c", "for d in /sys/block/sd*; do dd if=$d/device/vpd_pg80 bs=256 count=1 2>/dev/null"
+                + " | tail -c +5; echo; done").out().lines().map(String::strip).toList());
     }
 
     @Test
@@ -678,7 +681,7 @@ class PodVmTest {
     }
 
     static long misuseDisks() throws Exception {
-        return Stream.of(ok("exec", "keeper", "ls", "/sys/block").out().split("\\s+")).filter(s -> s.startsWith("vd")).count();
+        return Stream.of(ok("exec", "keeper", "ls", "/sys/block").out().split("\\s+")).filter(s -> s.startsWith("vd") || s.startsWith("sd")).count();
     }
 
     static long misuseTimed(JruncVm.Result[] result, String... args) throws Exception {

@@ -146,8 +146,9 @@ public final class QmpClient implements AutoCloseable {
     }
 
     /**
-     * Attaches an image read-only as a virtio-blk disk with this serial: a blockdev node and a device,
-     * both named by the serial. On machine type pc this is a PCI hot-plug the guest sees in about a second.
+     * Attaches an image read-only as a SCSI disk with this serial on the VM's virtio-scsi controller
+     * ({@link QemuCommand#DISK_CONTROLLER}; qemu picks a free target): a blockdev node and a device,
+     * both named by the serial. The guest reads the serial from the disk's VPD page 0x80.
      */
     public void attachDisk(String serial, Path image) throws IOException {
         attach(serial, image, false);
@@ -170,11 +171,9 @@ public final class QmpClient implements AutoCloseable {
         blockdev.putObject("file").put("driver", "file").put("filename", image.toString()).put("read-only", !writable);
         execute("blockdev-add", blockdev);
         try {
-            ObjectNode device = args().put("driver", "virtio-blk-pci").put("id", serial).put("drive", serial).put("serial", serial);
-            if (writable) {
-                device.put("discard", true);
-            }
-            execute("device_add", device);
+            // scsi-hd reports UNMAP to the guest when its node discards (discard: unmap above)
+            execute("device_add", args().put("driver", "scsi-hd").put("bus", QemuCommand.DISK_CONTROLLER + ".0")
+                    .put("id", serial).put("drive", serial).put("serial", serial));
         } catch (IOException e) {
             try {
                 execute("blockdev-del", args().put("node-name", serial));
@@ -186,8 +185,9 @@ public final class QmpClient implements AutoCloseable {
     }
 
     /**
-     * Unplugs the disk: device_del asks the guest to let go (ACPI), DEVICE_DELETED says it did, then the
-     * blockdev node can go. A disk the guest never released stays attached until the VM ends. Only a
+     * Unplugs the disk: device_del, DEVICE_DELETED when qemu let the device go (a SCSI disk at once,
+     * telling the guest by a virtio-scsi event; a PCI device only once the guest's ACPI released it,
+     * which {@code wait} bounds), then the blockdev node. Only a
      * device qemu has is waited for: one it does not know (never attached, or a hot-plug cut short
      * after blockdev-add) answers device_del with "not found", and then only its blockdev node, if
      * any, is deleted, at once.
