@@ -15,6 +15,8 @@ import io.jrunc.agent.api.pb.v1.WriteStdinRequest;
 import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.Containers;
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.monitor.MonitorMethods;
+import io.jrunc.vm.monitor.pb.AwaitOutputRequest;
 import io.jrunc.vm.state.ContainerRecord;
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,11 +76,33 @@ final class Attach {
                     raw.close();
                 }
             }
-            out.finish();
-            err.finish();
+            if (outputEnded(monitor, c.name())) {
+                out.complete(to);
+                err.complete(te);
+            } else {
+                out.finish();
+                err.finish();
+            }
             to.join();
             te.join();
             return code;
+        }
+    }
+
+    /** How long after the process's exit its output may still be on its way to the log files. */
+    private static final Duration OUTPUT_GRACE = Duration.ofSeconds(5);
+
+    /**
+     * Whether the monitor says the container's logs are complete (its copies reached the agent's end of
+     * file); false when they are not within {@link #OUTPUT_GRACE} or the monitor cannot say (one that
+     * predates AwaitOutput), and then the followers stop once the files stop growing.
+     */
+    private static boolean outputEnded(AgentClient monitor, String container) {
+        try {
+            return monitor.call(MonitorMethods.AWAIT_OUTPUT, AwaitOutputRequest.newBuilder().setId(container)
+                    .setTimeoutNanos(OUTPUT_GRACE.toNanos()).build(), OUTPUT_GRACE.plusSeconds(5)).getEnded();
+        } catch (RpcException e) {
+            return false;
         }
     }
 
@@ -208,11 +232,15 @@ final class Attach {
         });
     }
 
-    /** Tails a log file to a stream until told the process ended and the file stopped growing. */
+    /**
+     * Tails a log file to a stream until told the file is complete (then it copies the rest and ends),
+     * or that the process ended, and then until the file stopped growing.
+     */
     static final class Follower implements Runnable {
         private final Path file;
         private final PrintStream to;
         private volatile boolean finishing;
+        private volatile boolean complete;
 
         Follower(Path file, PrintStream to) {
             this.file = file;
@@ -221,6 +249,12 @@ final class Attach {
 
         void finish() {
             finishing = true;
+        }
+
+        /** The file has all it will have: the rest is copied at once, without a quiet period. */
+        void complete(Thread follower) {
+            complete = true;
+            follower.interrupt(); // out of its poll's sleep
         }
 
         @Override
@@ -242,12 +276,20 @@ final class Attach {
                         }
                         to.flush();
                         quiet = 0;
+                    } else if (complete) {
+                        return;
                     } else if (finishing && ++quiet > 5) {
                         return; // the monitor writes what it reads at once: 5 quiet polls after exit is the end
                     }
-                    Thread.sleep(50);
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException e) {
+                        if (!complete) {
+                            return; // the CLI is ending
+                        }
+                    }
                 }
-            } catch (IOException | InterruptedException e) {
+            } catch (IOException e) {
                 // the container was removed (--rm) or the CLI is ending
             }
         }

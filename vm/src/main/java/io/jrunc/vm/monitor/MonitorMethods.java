@@ -4,6 +4,8 @@ import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.ttrpc.Method;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.AddContainerResponse;
+import io.jrunc.vm.monitor.pb.AwaitOutputRequest;
+import io.jrunc.vm.monitor.pb.AwaitOutputResponse;
 import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
 import io.jrunc.vm.monitor.pb.RemoveContainerResponse;
 import io.jrunc.vm.monitor.pb.ShutdownRequest;
@@ -29,6 +31,8 @@ public final class MonitorMethods {
             Method.of(SERVICE, "StartContainer", StartContainerRequest.parser(), StartContainerResponse.parser());
     public static final Method<RemoveContainerRequest, RemoveContainerResponse> REMOVE_CONTAINER =
             Method.of(SERVICE, "RemoveContainer", RemoveContainerRequest.parser(), RemoveContainerResponse.parser());
+    public static final Method<AwaitOutputRequest, AwaitOutputResponse> AWAIT_OUTPUT =
+            Method.of(SERVICE, "AwaitOutput", AwaitOutputRequest.parser(), AwaitOutputResponse.parser());
     public static final Method<ShutdownRequest, ShutdownResponse> SHUTDOWN =
             Method.of(SERVICE, "Shutdown", ShutdownRequest.parser(), ShutdownResponse.parser());
 

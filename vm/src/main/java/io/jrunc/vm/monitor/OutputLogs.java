@@ -14,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -52,10 +53,32 @@ final class OutputLogs {
                     try {
                         copy(agent, container, stream);
                     } finally {
-                        copying.remove(key);
+                        synchronized (copying) {
+                            copying.remove(key);
+                            copying.notifyAll();
+                        }
                     }
                 });
             }
+        }
+    }
+
+    /**
+     * Waits until no stream of the container is being copied (each reached the agent's end of file, or
+     * its copy ended otherwise); false if some still is after {@code timeout}.
+     */
+    boolean awaitEnded(String container, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (copying) {
+            while (copying.contains(container + "/" + OutputStream.OUTPUT_STREAM_STDOUT)
+                    || copying.contains(container + "/" + OutputStream.OUTPUT_STREAM_STDERR)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                copying.wait(Math.max(1, left / 1_000_000));
+            }
+            return true;
         }
     }
 

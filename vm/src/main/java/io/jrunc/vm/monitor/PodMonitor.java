@@ -30,6 +30,7 @@ import io.jrunc.vm.PodVolumes;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.AddContainerResponse;
+import io.jrunc.vm.monitor.pb.AwaitOutputResponse;
 import io.jrunc.vm.monitor.pb.RemoveContainerResponse;
 import io.jrunc.vm.monitor.pb.Share;
 import io.jrunc.vm.monitor.pb.ShutdownResponse;
@@ -211,6 +212,8 @@ public final class PodMonitor implements AutoCloseable {
             logs.follow(agent, q.getId());
             return StartContainerResponse.getDefaultInstance();
         });
+        d.register(MonitorMethods.AWAIT_OUTPUT, (ctx, q) -> AwaitOutputResponse.newBuilder()
+                .setEnded(logs.awaitEnded(q.getId(), Duration.ofNanos(Math.max(0, q.getTimeoutNanos())))).build());
         d.register(MonitorMethods.REMOVE_CONTAINER, (ctx, q) -> {
             try (ContainerLocks.Held held = containerLocks.hold(q.getId())) {
                 removeContainer(q.getId(), q.getForce(), q.getSerial(), q.getLayerSerial(), q.getShareTagsList());

@@ -162,6 +162,20 @@ class CliThroughMonitorTest {
     }
 
     @Test
+    void runShowsOutputThatReachesTheLogAfterTheProcessEnded() throws Exception {
+        // the stand-in's Wait answers at once, its output comes 0.8 s later: run prints it all because
+        // the monitor says when its copy reached the end of file (AwaitOutput), not when the log file
+        // stopped growing for a while
+        Path bundle = dir.resolve("bundle");
+        java.nio.file.Files.createDirectories(bundle.resolve("rootfs/bin"));
+        java.nio.file.Files.writeString(bundle.resolve("config.json"), """
+                {"process": {"args": ["sh"]}, "root": {"path": "rootfs"}}""");
+        Result r = run(null, "run", "--rm", "--pod", "p1", "--name", "late", bundle.toString(), "true");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("late output\n", r.out());
+    }
+
+    @Test
     void rmRemovesInTheGuestUnplugsAndFreesTheName() throws Exception {
         assertEquals(0, run(null, "rm", "-f", "c1").code());
         assertEquals(List.of("c1"), guest.removed);

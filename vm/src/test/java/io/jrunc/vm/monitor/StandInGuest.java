@@ -187,6 +187,11 @@ final class StandInGuest implements AutoCloseable {
                     }
                     // c1's stdout says hello once, another container's "hello from ID"; then end of file
                     String id = q.getProcess().getContainerId();
+                    if (id.equals("late") && q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT && outputSent.add(id)) {
+                        // output still on its way well after Wait answered (a loaded guest): 0.8 s
+                        Thread.sleep(800);
+                        return ReadOutputResponse.newBuilder().setData(com.google.protobuf.ByteString.copyFromUtf8("late output\n")).build();
+                    }
                     if (id.equals("c1") && q.getStream() == OutputStream.OUTPUT_STREAM_STDOUT
                             && helloSent.compareAndSet(false, true)) {
                         return ReadOutputResponse.newBuilder().setData(com.google.protobuf.ByteString.copyFromUtf8("hello\n")).build();
