@@ -57,9 +57,10 @@ deps:
 	$(call apt-ensure,$(TEST_PACKAGES) $(VM_PACKAGES) $(BENCH_PACKAGES) $(E2E_PACKAGES))
 	$(call apt-ensure,$(E2E_NORECOMMENDS),--no-install-recommends)
 
-# The build trains the AOT caches with real containers, which needs busybox-static: installed first
-# (as root), so that the first `make demo` or `make test` on a fresh machine already has the caches.
-AOT_PACKAGES := $(if $(filter 0,$(shell id -u)),busybox-static,)
+# The build trains the AOT caches with real containers, which needs busybox-static (jrunc's) and
+# e2fsprogs (jrunc-vm's images): installed first (as root), so that the first `make demo` or `make test`
+# on a fresh machine already has the caches.
+AOT_PACKAGES := $(if $(filter 0,$(shell id -u)),busybox-static e2fsprogs,)
 
 build: check-jdk
 	$(call apt-ensure,$(AOT_PACKAGES))
@@ -116,14 +117,15 @@ VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL
 render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAGS@|$(VM_JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
 	-e "s|@CLASSPATH@|$$(cd $(BUILD)/lib-vm && ls *.jar | sort | sed 's|^|$(1)/|' | paste -sd:)|" \
 	scripts/jrunc-vm.in > $(2) && chmod 755 $(2)
-# vm-aot-cache(lib dir, launcher): LIB/jrunc-vm-read.aot from io.jrunc.vm.cli.AotTraining (the read-only
-# calls against a stand-in pod monitor, docs/PERFORMANCE.md "With a pod running") with the launcher's
-# flags and class path; the launcher uses it for those calls on a root that has a pod. A call without
-# the cache runs without.
-vm-aot-cache = rm -f $(1)/jrunc-vm*.aot; w=$$(mktemp -d /tmp/jrunc-vm-aot.XXXXXX); \
-	$(JAVA_HOME)/bin/java $(VM_JVM_FLAGS) -Xlog:disable -XX:AOTCacheOutput=$(1)/jrunc-vm-read.aot \
-	  -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.vm.cli.AotTraining $$w/work >$(BUILD)/vm-aot-train.log 2>&1 \
-	  || { echo "no AOT cache for jrunc-vm's read-only calls: see $(BUILD)/vm-aot-train.log"; rm -f $(1)/jrunc-vm-read.aot; }; rm -rf $$w
+# vm-aot-cache(lib dir, launcher): LIB/jrunc-vm-read.aot and LIB/jrunc-vm-run.aot from
+# io.jrunc.vm.cli.AotTraining (the read-only calls, and the calls that make and remove a container,
+# against a stand-in pod monitor, docs/PERFORMANCE.md "With a pod running") with the launcher's flags
+# and class path; the launcher uses them for those calls on a root that has a pod. A call without its
+# cache runs without.
+vm-aot-cache = rm -f $(1)/jrunc-vm*.aot; for w in read run; do d=$$(mktemp -d /tmp/jrunc-vm-aot.XXXXXX); \
+	$(JAVA_HOME)/bin/java $(VM_JVM_FLAGS) -Xlog:disable -XX:AOTCacheOutput=$(1)/jrunc-vm-$$w.aot \
+	  -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.vm.cli.AotTraining $$w $$d/work >$(BUILD)/vm-aot-train-$$w.log 2>&1 \
+	  || { echo "no AOT cache for jrunc-vm's $$w calls: see $(BUILD)/vm-aot-train-$$w.log"; rm -f $(1)/jrunc-vm-$$w.aot; }; rm -rf $$d; done
 
 # What jrunc-vm reads beside its kernel (io.jrunc.vm.qemu.VmImage).
 VM_IMAGE_FILES := vmlinuz initramfs.cpio initrd.cpio initramfs.cpio.lz4 initrd.cpio.lz4 initrd.img image.digest kernel.cmdline

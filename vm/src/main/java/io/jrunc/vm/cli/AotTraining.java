@@ -23,6 +23,7 @@ import io.jrunc.ttrpc.TtrpcServer;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.PodMonitor;
 import io.jrunc.vm.monitor.pb.AddContainerResponse;
+import io.jrunc.vm.monitor.pb.AwaitOutputResponse;
 import io.jrunc.vm.monitor.pb.RemoveContainerResponse;
 import io.jrunc.vm.monitor.pb.StartContainerResponse;
 import io.jrunc.vm.monitor.pb.StatusResponse;
@@ -43,24 +44,32 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The workload the build trains jrunc-vm's AOT cache on (`make launcher-vm`, under
- * -XX:AOTCacheOutput with the launcher's flags and class path): the read-only calls (ls, pod ls,
- * inspect, pod inspect, logs, stats) in this one JVM, through {@link Main#run} as the launcher runs
- * them, on a root with a pod that never booted and a running pod with two containers. No VM boots at
- * build time: the pod's monitor is a stand-in served from this JVM on the pod's monitor.sock, answering
- * the monitor's and the agent's methods as a pod with its containers would, and the pod's recorded
- * "qemu" is this process, so the CLI takes the pod for running. Not a test: what it asserts is nothing;
- * what matters is which classes the calls load and link. Usage: AotTraining WORKDIR (made, then removed).
+ * The workloads the build trains jrunc-vm's two AOT caches on (`make launcher-vm`, each under
+ * -XX:AOTCacheOutput with the launcher's flags and class path), in this one JVM, through
+ * {@link Main#run} as the launcher runs them: "read", the read-only calls (ls, pod ls, inspect, pod
+ * inspect, logs, stats) on a root with a pod that never booted and a running pod with two containers;
+ * "run", the calls that make and remove a container in a running pod (run --rm, create, start, rm).
+ * No VM boots at build time: the pod's monitor is a stand-in served from this JVM on the pod's
+ * monitor.sock, answering the monitor's and the agent's methods as a pod with its containers would,
+ * and the pod's recorded "qemu" is this process, so the CLI takes the pod for running. Not a test:
+ * what it asserts is nothing; what matters is which classes the calls load and link. Two caches, not
+ * one, because a JVM loads every class of its cache at start: a read-only call needs about 1300 classes,
+ * a run about 3000. Usage: AotTraining [read|run] WORKDIR (made, then removed).
  */
 public final class AotTraining {
     private AotTraining() {
     }
 
     public static void main(String[] args) throws Exception {
-        Path work = Path.of(args[0]).toAbsolutePath();
+        String workload = args.length > 1 ? args[0] : "read";
+        Path work = Path.of(args[args.length - 1]).toAbsolutePath();
         Files.createDirectories(work);
         try {
-            trainReading(work);
+            switch (workload) {
+                case "read" -> trainReading(work);
+                case "run" -> trainRunning(work);
+                default -> throw new IllegalArgumentException("workload " + workload + ": read or run");
+            }
         } finally {
             StateRoot.removeTree(work);
         }
@@ -89,6 +98,40 @@ public final class AotTraining {
                 reads(root);
             }
         }
+    }
+
+    /**
+     * Containers made and removed in the running pod "train" as a user's calls would: `run --rm` (a
+     * read-only root, and a writable one with its layer), `create` + `start` + `rm -f`. Their images
+     * are made with mkfs.ext4 as in a real call (e2fsprogs is a build dependency where the build trains).
+     */
+    private static void trainRunning(Path work) throws Exception {
+        String root = work.resolve("root").toString();
+        StateRoot state = new StateRoot(Path.of(root));
+        state.write(running(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train"))));
+        String readOnly = bundle(work.resolve("bundle-ro"), true).toString();
+        String writable = bundle(work.resolve("bundle-rw"), false).toString();
+        try (StandInMonitor monitor = new StandInMonitor(PodMonitor.socket(state, "train"))) {
+            for (int i = 0; i < 3; i++) {
+                cli("--root", root, "run", "--rm", "--pod", "train", readOnly, "echo", "hi");
+                cli("--root", root, "run", "--rm", "--pod", "train", "-m", "64m", writable, "true");
+                cli("--root", root, "create", "--pod", "train", "--name", "c" + i, writable);
+                cli("--root", root, "start", "c" + i);
+                cli("--root", root, "rm", "-f", "c" + i);
+            }
+        }
+    }
+
+    /** A bundle of one file, its root read-only or writable. */
+    private static Path bundle(Path dir, boolean readOnly) throws IOException {
+        Files.createDirectories(dir.resolve("rootfs/bin"));
+        Files.writeString(dir.resolve("rootfs/bin/hello"), "hello\n");
+        Files.writeString(dir.resolve("config.json"), """
+                {"ociVersion": "1.0.2", "process": {"args": ["sh"], "cwd": "/", "env": ["PATH=/bin"]},
+                 "root": {"path": "rootfs", "readonly": %s},
+                 "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"}],
+                 "linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}]}}""".formatted(readOnly));
+        return dir;
     }
 
     /** Every read-only call on a root with the pods "idle" (never booted) and "train" (running, c1 in it). */
@@ -168,6 +211,7 @@ public final class AotTraining {
                         containers.put(q.getId(), ContainerState.CONTAINER_STATE_RUNNING);
                         return StartContainerResponse.getDefaultInstance();
                     })
+                    .register(MonitorMethods.AWAIT_OUTPUT, (ctx, q) -> AwaitOutputResponse.newBuilder().setEnded(true).build())
                     .register(MonitorMethods.REMOVE_CONTAINER, (ctx, q) -> {
                         containers.remove(q.getId());
                         return RemoveContainerResponse.getDefaultInstance();
