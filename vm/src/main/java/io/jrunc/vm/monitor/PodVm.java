@@ -18,7 +18,7 @@ public interface PodVm extends AutoCloseable {
     /** QMP query-status. */
     String status() throws IOException;
 
-    /** Hot-plugs the image read-only as a virtio-blk disk with this serial. */
+    /** Hot-plugs the image read-only as a SCSI disk with this serial (QmpClient.attachDisk). */
     void attachDisk(String serial, Path image) throws IOException;
 
     /** Hot-plugs the image read-write (a container's writable layer), discards punching holes in it. */

@@ -8,7 +8,7 @@ import java.util.List;
  * truth for what runs; this holds what the host made (bundle, image, serial) and the last state seen,
  * which is what a stopped pod's containers report.
  *
- * @param serial    the virtio-blk serial of its root filesystem image
+ * @param serial    the disk serial of its root filesystem image (its layer's: "jl" for "jr")
  * @param lastState created, running or stopped, as last seen
  * @param shares    the host directories shared with it (virtio-fs), in the order given
  */
