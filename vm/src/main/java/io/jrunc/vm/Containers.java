@@ -403,9 +403,21 @@ public final class Containers {
      * is kept, as a stopped container's root is kept by podman's start.
      */
     public void start(String name, boolean stdinAttached) throws VmException {
+        start(name, stdinAttached, false);
+    }
+
+    /**
+     * {@link #start}, for a container this caller has just created (run): the guest is not asked
+     * whether it stopped, which only a container started before can have.
+     */
+    public void startCreated(String name, boolean stdinAttached) throws VmException {
+        start(name, stdinAttached, true);
+    }
+
+    private void start(String name, boolean stdinAttached, boolean justCreated) throws VmException {
         ContainerRecord c = require(name);
         try (AgentClient monitor = pods.start(c.pod())) {
-            if (stopped(monitor, name)) {
+            if (!justCreated && stopped(monitor, name)) {
                 createAgain(monitor, c);
             }
             monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(name).build(), Duration.ofSeconds(60));

@@ -120,7 +120,7 @@ final class ContainerCommands {
             ContainerRecord c = containers.create(spec());
             int code;
             try {
-                containers.start(c.name(), interactive);
+                containers.startCreated(c.name(), interactive);
                 code = Attach.container(containers, c, interactive, tty);
             } finally {
                 if (rm) {
