@@ -1,9 +1,10 @@
 package io.jrunc.vminit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jrunc.spec.JsonNodes;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
@@ -22,7 +23,7 @@ import java.util.Set;
 final class ContainerSpecs {
     private ContainerSpecs() {}
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final List<String> OWN = List.of("mount", "pid", "ipc", "uts", "cgroup");
 
     /**
@@ -41,7 +42,7 @@ final class ContainerSpecs {
     static Rewritten rewrite(byte[] config, String id, String podHostname, List<String> podFiles) throws RpcException {
         JsonNode tree;
         try {
-            tree = JSON.readTree(config);
+            tree = JsonNodes.read(config); // the mapper's tree without the mapper: a first Create's cold start
         } catch (IOException e) {
             throw new RpcException(Code.INVALID_ARGUMENT, "oci_config: not JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }
@@ -60,7 +61,7 @@ final class ContainerSpecs {
         boolean writable = !root.path("readonly").asBoolean(false);
         root.put("path", "rootfs");
         linux.put("cgroupsPath", CgroupSetup.pathOf(id));
-        ArrayNode namespaces = JSON.createArrayNode();
+        ArrayNode namespaces = NODES.arrayNode();
         Set<String> present = new java.util.HashSet<>();
         if (linux.get("namespaces") instanceof ArrayNode given) {
             for (JsonNode ns : given) {
@@ -69,7 +70,7 @@ final class ContainerSpecs {
                     continue; // the pod's network
                 }
                 if (OWN.contains(type)) {
-                    namespaces.add(JSON.createObjectNode().put("type", type)); // new, never a path
+                    namespaces.add(NODES.objectNode().put("type", type)); // new, never a path
                 } else {
                     namespaces.add(ns);
                 }
@@ -78,7 +79,7 @@ final class ContainerSpecs {
         }
         for (String type : OWN) {
             if (!present.contains(type)) {
-                namespaces.add(JSON.createObjectNode().put("type", type));
+                namespaces.add(NODES.objectNode().put("type", type));
             }
         }
         linux.set("namespaces", namespaces);
@@ -98,10 +99,6 @@ final class ContainerSpecs {
                 }
             }
         }
-        try {
-            return new Rewritten(JSON.writeValueAsBytes(spec), writable, writable || bound);
-        } catch (IOException e) {
-            throw new RpcException(Code.INTERNAL, "writing config.json: " + e.getMessage());
-        }
+        return new Rewritten(JsonNodes.write(spec), writable, writable || bound);
     }
 }

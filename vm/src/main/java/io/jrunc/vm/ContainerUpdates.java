@@ -1,7 +1,6 @@
 package io.jrunc.vm;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
@@ -25,7 +24,6 @@ import java.time.Duration;
  * on the host is then updated, so the next update reads the values in force.
  */
 public final class ContainerUpdates {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Containers containers;
 
@@ -49,7 +47,7 @@ public final class ContainerUpdates {
         Path configFile = containers.pods().root().containerDir(c.pod(), name).resolve("config.json");
         ObjectNode config;
         try {
-            config = (ObjectNode) JSON.readTree(Files.readAllBytes(configFile));
+            config = (ObjectNode) io.jrunc.spec.JsonNodes.read(Files.readAllBytes(configFile));
         } catch (IOException | ClassCastException e) {
             throw new VmException("container " + name + ": cannot read " + configFile + ": " + e.getMessage(), e);
         }

@@ -1,6 +1,5 @@
 package io.jrunc.vm;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
@@ -54,11 +53,6 @@ import java.util.Optional;
  * nothing behind: no state directory, no image file, no anonymous pod, no VM it started.
  */
 public final class Containers {
-    /** Made on first use: a mapper's set-up costs a cold JVM tens of ms, which a call that needs none should not pay. */
-    private static final class Json {
-        static final ObjectMapper MAPPER = new ObjectMapper();
-    }
-
     /**
      * What `create` and `run` were asked for; sizes parsed.
      *
@@ -479,7 +473,7 @@ public final class Containers {
     static boolean terminal(StateRoot root, ContainerRecord c) throws VmException {
         Path config = root.containerDir(c.pod(), c.name()).resolve("config.json");
         try {
-            return Json.MAPPER.readTree(config.toFile()).path("process").path("terminal").asBoolean(false);
+            return io.jrunc.spec.JsonNodes.read(Files.readAllBytes(config)).path("process").path("terminal").asBoolean(false);
         } catch (IOException e) {
             throw new VmException("container " + c.name() + ": cannot read " + config + ": " + e.getMessage(), e);
         }

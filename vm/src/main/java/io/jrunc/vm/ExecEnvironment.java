@@ -1,8 +1,8 @@
 package io.jrunc.vm;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,7 +16,6 @@ import java.util.Map;
  * merge is made here: without it `-e K=V` would drop the container's PATH and the rest.
  */
 public final class ExecEnvironment {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private ExecEnvironment() {
     }
@@ -36,7 +35,7 @@ public final class ExecEnvironment {
         Map<String, String> env = new LinkedHashMap<>();
         JsonNode own;
         try {
-            own = JSON.readTree(config.toFile()).path("process").path("env");
+            own = io.jrunc.spec.JsonNodes.read(Files.readAllBytes(config)).path("process").path("env");
         } catch (IOException e) {
             throw new VmException("cannot read the container's environment from " + config + ": " + e.getMessage(), e);
         }

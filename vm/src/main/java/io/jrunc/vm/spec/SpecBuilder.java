@@ -1,6 +1,5 @@
 package io.jrunc.vm.spec;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -134,11 +133,7 @@ public final class SpecBuilder {
     }
 
     public static byte[] toBytes(ObjectNode config) {
-        try {
-            return Bundle.JSON.writeValueAsBytes(config);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return io.jrunc.spec.JsonNodes.write(config);
     }
 
     private static ObjectNode object(ObjectNode parent, String field) {

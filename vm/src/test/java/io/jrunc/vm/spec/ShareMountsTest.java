@@ -34,7 +34,7 @@ class ShareMountsTest {
 
     @Test
     void eachShareIsAVirtiofsMountOfItsTagAfterTheBundlesMounts() throws Exception {
-        ObjectNode config = Bundle.JSON.createObjectNode();
+        ObjectNode config = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
         config.putArray("mounts").addObject().put("destination", "/proc").put("type", "proc").put("source", "proc");
         ShareMounts.add(config, List.of(new HostShare("fs0123456789ab", "/srv/a", "/data", false),
                 new HostShare("fs0123456789cd", "/srv/b", "/ro", true)));
@@ -47,7 +47,7 @@ class ShareMountsTest {
                 config.get("mounts").get(2).toString());
         assertFalse(config.toString().contains("/srv/"), "the host's paths stay on the host");
 
-        ObjectNode none = Bundle.JSON.createObjectNode();
+        ObjectNode none = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
         ShareMounts.add(none, List.of());
         assertFalse(none.has("mounts"), "nothing added without shares");
     }
