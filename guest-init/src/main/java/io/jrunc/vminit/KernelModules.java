@@ -32,8 +32,8 @@ final class KernelModules {
 
     /**
      * The modules of the containers' disk bus (virtio-scsi and the SCSI disk driver): loaded after the
-     * ready line, since no disk is added before the pod's first Create, and their load and the
-     * controller's scan took about 200 ms of the boot under emulation. A Create that comes sooner waits
+     * ready line, since no disk is added before the pod's first Create, and loading them takes about
+     * 0.5 s under emulation (the console's line after ready says how long). A Create that comes sooner waits
      * for its disk as for any late one (RootDisks.find), which the driver's scan then finds.
      */
     static final Set<String> AFTER_READY = Set.of("scsi_common", "scsi_mod", "sd_mod", "virtio_scsi");

@@ -98,9 +98,9 @@ public final class VmInit {
             Console.log("ready for requests %.3f s after kernel start (vsock only: no virtio-serial port named %s)",
                     Console.uptime(), Transports.PORT_NAME);
         }
+        Thread.ofPlatform().name("late-modules").start(VmInit::loadLateModules);
         // After the ready line, not before it: the call costs 0.5-1.4 s under emulation (the client's
         // classes, a virtual-thread reader), which the host's first call need not wait for.
-        Thread.ofPlatform().name("late-modules").start(VmInit::loadLateModules);
         if (vsock) {
             vsockLoopbackCheck();
         }
