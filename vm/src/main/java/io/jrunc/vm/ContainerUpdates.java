@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.pb.v1.UpdateContainerRequest;
+import io.jrunc.spec.JsonNodes;
 import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.spec.SpecBuilder;
 import io.jrunc.vm.spec.SwapCaps;
@@ -47,7 +48,7 @@ public final class ContainerUpdates {
         Path configFile = containers.pods().root().containerDir(c.pod(), name).resolve("config.json");
         ObjectNode config;
         try {
-            config = (ObjectNode) io.jrunc.spec.JsonNodes.read(Files.readAllBytes(configFile));
+            config = (ObjectNode) JsonNodes.read(Files.readAllBytes(configFile));
         } catch (IOException | ClassCastException e) {
             throw new VmException("container " + name + ": cannot read " + configFile + ": " + e.getMessage(), e);
         }

@@ -14,6 +14,7 @@ import io.jrunc.agent.api.pb.v1.ProcessRef;
 import io.jrunc.agent.api.pb.v1.SignalRequest;
 import io.jrunc.agent.api.pb.v1.StopContainerRequest;
 import io.jrunc.agent.api.pb.v1.WaitRequest;
+import io.jrunc.spec.JsonNodes;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.monitor.MonitorMethods;
@@ -473,7 +474,7 @@ public final class Containers {
     static boolean terminal(StateRoot root, ContainerRecord c) throws VmException {
         Path config = root.containerDir(c.pod(), c.name()).resolve("config.json");
         try {
-            return io.jrunc.spec.JsonNodes.read(Files.readAllBytes(config)).path("process").path("terminal").asBoolean(false);
+            return JsonNodes.read(Files.readAllBytes(config)).path("process").path("terminal").asBoolean(false);
         } catch (IOException e) {
             throw new VmException("container " + c.name() + ": cannot read " + config + ": " + e.getMessage(), e);
         }

@@ -1,6 +1,7 @@
 package io.jrunc.vm;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.jrunc.spec.JsonNodes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +36,7 @@ public final class ExecEnvironment {
         Map<String, String> env = new LinkedHashMap<>();
         JsonNode own;
         try {
-            own = io.jrunc.spec.JsonNodes.read(Files.readAllBytes(config)).path("process").path("env");
+            own = JsonNodes.read(Files.readAllBytes(config)).path("process").path("env");
         } catch (IOException e) {
             throw new VmException("cannot read the container's environment from " + config + ": " + e.getMessage(), e);
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.agent.api.Volumes;
+import io.jrunc.spec.JsonNodes;
 import io.jrunc.vm.VmException;
 import java.util.List;
 
@@ -133,7 +134,7 @@ public final class SpecBuilder {
     }
 
     public static byte[] toBytes(ObjectNode config) {
-        return io.jrunc.spec.JsonNodes.write(config);
+        return JsonNodes.write(config);
     }
 
     private static ObjectNode object(ObjectNode parent, String field) {
