@@ -117,6 +117,8 @@ VM_JVM_FLAGS := --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL
 render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAGS@|$(VM_JVM_FLAGS)|' -e 's|@LIB@|$(1)|' \
 	-e "s|@CLASSPATH@|$$(cd $(BUILD)/lib-vm && ls *.jar | sort | sed 's|^|$(1)/|' | paste -sd:)|" \
 	scripts/jrunc-vm.in > $(2) && chmod 755 $(2)
+# picocli's classes are version 49, which no AOT cache holds: scripts/class-version.java raises them
+# (with stack maps) before the caches are trained.
 # vm-aot-cache(lib dir, launcher): LIB/jrunc-vm-read.aot and LIB/jrunc-vm-run.aot from
 # io.jrunc.vm.cli.AotTraining (the read-only calls, and the calls that make and remove a container,
 # against a stand-in pod monitor, docs/PERFORMANCE.md "With a pod running") with the launcher's flags
@@ -135,6 +137,7 @@ launcher-vm:
 	@$(MVN) -q -Dmaven.test.skip=true -pl vm -am package dependency:copy-dependencies \
 	  -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(BUILD)/lib-vm
 	@cp vm/target/jrunc-vm-*.jar $(BUILD)/lib-vm/jrunc-vm.jar
+	@$(JAVA_HOME)/bin/java scripts/class-version.java $(BUILD)/lib-vm
 	@$(call render-vm-launcher,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
 	@$(call vm-aot-cache,$(abspath $(BUILD))/lib-vm,$(BUILD)/bin/jrunc-vm)
 	@echo "built $(BUILD)/bin/jrunc-vm"
