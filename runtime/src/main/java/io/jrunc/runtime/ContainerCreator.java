@@ -205,7 +205,7 @@ public final class ContainerCreator {
                 throw new ContainerException("container init exited during create");
             }
             ContainerState state = new ContainerState(options.id(), pid, stat.startTime(), spec.ociVersion(),
-                    bundle.toString(), rootfs.toString(), Instant.now().toString(), "", spec.annotations(),
+                    bundle.toString(), rootfs.toString(), UtcText.of(Instant.now()), "", spec.annotations(),
                     Hooks.present(spec.hooks()), cgroup.location());
             Files.copy(bundle.resolve(SpecLoader.CONFIG_FILE), dir.config());
             dir.write(state);

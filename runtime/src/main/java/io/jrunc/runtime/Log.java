@@ -53,7 +53,7 @@ public final class Log {
     }
 
     private static void write(String level, String msg) {
-        String time = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        String time = UtcText.of(Instant.now().truncatedTo(ChronoUnit.SECONDS));
         String line = format == Format.JSON
                 ? "{\"level\":\"" + level + "\",\"msg\":" + quote(msg) + ",\"time\":\"" + time + "\"}\n"
                 : "time=\"" + time + "\" level=" + level + " msg=" + quote(msg) + "\n";
