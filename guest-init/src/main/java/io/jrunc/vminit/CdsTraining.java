@@ -12,8 +12,12 @@ import io.jrunc.agent.api.pb.v1.ListContainersRequest;
 import io.jrunc.agent.api.pb.v1.ProcessRef;
 import io.jrunc.agent.api.pb.v1.WaitRequest;
 import io.jrunc.bindings.UnixSockets;
+import io.jrunc.cgroups.BpfDeviceFilter;
+import io.jrunc.cgroups.CgroupException;
+import io.jrunc.runtime.DeviceRules;
 import io.jrunc.spec.DefaultSpec;
 import io.jrunc.spec.Json;
+import io.jrunc.spec.Spec;
 import io.jrunc.spec.SpecLoader;
 import io.jrunc.ttrpc.ClientOptions;
 import io.jrunc.ttrpc.Dispatcher;
@@ -35,7 +39,8 @@ import java.util.jar.JarFile;
  * image build runs it once, on the host, in a chroot of the initramfs tree with the image's own java
  * and -XX:ArchiveClassesAtExit, so the archive's class path is the guest's. It loads the classes the
  * agent loads and exits; it must not change the machine it runs on, so it never calls Configure,
- * AddSwap, Create or Shutdown, and it is no PID 1 (nothing here mounts, loads modules or makes cgroups).
+ * AddSwap, Create or Shutdown, and it is no PID 1 (nothing here mounts, loads modules, makes cgroups
+ * or loads a BPF program).
  */
 final class CdsTraining {
     private CdsTraining() {}
@@ -170,8 +175,27 @@ final class CdsTraining {
         byte[] example = Json.write(DefaultSpec.example(true)).getBytes(StandardCharsets.UTF_8);
         ContainerSpecs.Rewritten rewritten = ContainerSpecs.rewrite(example, "training", "training",
                 List.of("/etc/hostname", "/etc/hosts", "/etc/resolv.conf"));
-        SpecLoader.parse(rewritten.json());
+        Spec spec = SpecLoader.parse(rewritten.json());
+        exerciseDeviceRules(spec);
         return 1;
+    }
+
+    /**
+     * The container's device rules as Create installs them in its cgroup: composed, checked and
+     * compiled to the eBPF program, whose attaching then fails on a directory that is no cgroup (its
+     * BPF_PROG_QUERY fails before anything is loaded). Under emulation the first Create spent some
+     * 450 ms here making the lambdas, comparators and record methods this code uses; made once in the
+     * training, they are in the archive.
+     */
+    private static void exerciseDeviceRules(Spec spec) throws IOException {
+        Path notACgroup = Files.createTempDirectory("training");
+        try {
+            BpfDeviceFilter.INSTANCE.install(notACgroup, DeviceRules.resourcesOf(spec).devices());
+        } catch (CgroupException expected) {
+            // the query's failure: what the training wants is the program made before it
+        } finally {
+            Files.delete(notACgroup);
+        }
     }
 
     private interface Call {
