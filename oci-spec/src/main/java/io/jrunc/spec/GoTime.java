@@ -2,7 +2,6 @@ package io.jrunc.spec;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
 /**
@@ -12,18 +11,20 @@ import java.time.format.DateTimeFormatter;
  */
 public final class GoTime {
 
-    private static final DateTimeFormatter SECONDS =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss").withZone(ZoneOffset.UTC);
-
     private GoTime() {
     }
 
     /** The UTC form runc prints, as Go formats {@code time.Now().UTC()}. */
     public static String format(Instant instant) {
-        StringBuilder text = new StringBuilder(SECONDS.format(instant));
+        StringBuilder text = UtcText.seconds(instant);
         int nanos = instant.getNano();
         if (nanos > 0) {
-            text.append('.').append(String.format("%09d", nanos).replaceFirst("0+$", ""));
+            String digits = UtcText.nineDigits(nanos);
+            int end = digits.length();
+            while (digits.charAt(end - 1) == '0') {
+                end--;
+            }
+            text.append('.').append(digits, 0, end);
         }
         return text.append('Z').toString();
     }

@@ -14,6 +14,7 @@ import io.jrunc.spec.Spec;
 import io.jrunc.spec.SpecException;
 import io.jrunc.spec.SpecLoader;
 import io.jrunc.spec.State;
+import io.jrunc.spec.UtcText;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -197,7 +198,7 @@ public final class Container implements AutoCloseable {
     public RuncState runcState() {
         Status status = status();
         return new RuncState(state.ociVersion(), state.id(), status == Status.STOPPED ? 0 : state.pid(),
-                ContainerStatus.valueOf(status.name()), state.bundle(), state.rootfs(), Instant.parse(state.created()),
+                ContainerStatus.valueOf(status.name()), state.bundle(), state.rootfs(), UtcText.parse(state.created()),
                 state.annotations(), state.owner());
     }
 

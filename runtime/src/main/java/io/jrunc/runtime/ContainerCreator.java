@@ -28,6 +28,7 @@ import io.jrunc.spec.Spec;
 import io.jrunc.spec.SpecException;
 import io.jrunc.spec.SpecLoader;
 import io.jrunc.spec.State;
+import io.jrunc.spec.UtcText;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

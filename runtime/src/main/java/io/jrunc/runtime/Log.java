@@ -1,5 +1,6 @@
 package io.jrunc.runtime;
 
+import io.jrunc.spec.UtcText;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
