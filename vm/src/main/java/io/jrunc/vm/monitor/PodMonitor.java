@@ -54,6 +54,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -313,8 +314,8 @@ public final class PodMonitor implements AutoCloseable {
     }
 
     /**
-     * The agent's Remove (a container it does not have is fine), then the disks' unplug (the image's,
-     * then the layer's), then the shares'.
+     * The agent's Remove (a container it does not have is fine), then the unplug of the disks (the
+     * image's and the layer's, together), then the shares'.
      */
     private void removeContainer(String id, boolean force, String serial, String layerSerial, List<String> shareTags)
             throws RpcException {
@@ -327,20 +328,20 @@ public final class PodMonitor implements AutoCloseable {
             }
         }
         long removed = System.nanoTime();
+        List<String> disks = new ArrayList<>(2);
         if (!serial.isEmpty()) {
-            try {
-                vm.detachDisk(serial);
-            } catch (IOException e) {
-                throw new RpcException(Code.INTERNAL, "container " + id + " removed, but its disk "
-                        + serial + " was not unplugged: " + e.getMessage());
-            }
+            disks.add(serial);
         }
         if (!layerSerial.isEmpty()) {
+            disks.add(layerSerial);
+        }
+        if (!disks.isEmpty()) {
             try {
-                vm.detachDisk(layerSerial);
+                vm.detachDisks(disks);
             } catch (IOException e) {
-                throw new RpcException(Code.INTERNAL, "container " + id + " removed, but its writable layer "
-                        + layerSerial + " was not unplugged: " + e.getMessage());
+                throw new RpcException(Code.INTERNAL, "container " + id + " removed, but its disk"
+                        + (disks.size() > 1 ? "s " + String.join(" and ", disks) + " were" : " " + disks.getFirst() + " was")
+                        + " not unplugged: " + e.getMessage());
             }
         }
         for (String tag : shareTags) {

@@ -4,6 +4,7 @@ import io.jrunc.ttrpc.ByteStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * What the monitor needs of the VM it owns: the agent's channel and qemu's controls. {@link QemuVm} is
@@ -24,7 +25,12 @@ public interface PodVm extends AutoCloseable {
     /** Hot-plugs the image read-write (a container's writable layer), discards punching holes in it. */
     void attachWritableDisk(String serial, Path image) throws IOException;
 
-    void detachDisk(String serial) throws IOException;
+    /** Unplugs the disks with these serials, together (QmpClient.detachDisks). */
+    void detachDisks(List<String> serials) throws IOException;
+
+    default void detachDisk(String serial) throws IOException {
+        detachDisks(List.of(serial));
+    }
 
     /** Starts the virtiofsd of a shared directory and hot-plugs its vhost-user-fs device, named {@code tag}. */
     void attachShare(String tag, Path directory) throws IOException;

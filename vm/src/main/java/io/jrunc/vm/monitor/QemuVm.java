@@ -135,8 +135,8 @@ public final class QemuVm implements PodVm {
     }
 
     @Override
-    public void detachDisk(String serial) throws IOException {
-        qmp.detachDisk(serial, Duration.ofSeconds(20));
+    public void detachDisks(List<String> serials) throws IOException {
+        qmp.detachDisks(serials, Duration.ofSeconds(20));
     }
 
     @Override

@@ -193,28 +193,65 @@ public final class QmpClient implements AutoCloseable {
      * any, is deleted, at once.
      */
     public void detachDisk(String serial, Duration wait) throws IOException {
+        detachDisks(List.of(serial), wait);
+    }
+
+    /**
+     * Unplugs the disks as {@link #detachDisk} does one, together: every device_del first, then the
+     * waits for their DEVICE_DELETED within one {@code wait}, then the blockdev nodes, so that the
+     * guest releases them at once (a container's image and writable layer: 55 ms each under TCG when
+     * one followed the other). A failure is thrown after the others' unplugs were still seen through.
+     */
+    public void detachDisks(List<String> serials, Duration wait) throws IOException {
         int seen = eventCount();
-        boolean present = true;
-        try {
-            execute("device_del", args().put("id", serial));
-        } catch (QmpException e) {
-            if (!e.getMessage().contains("not found")) {
-                throw e;
-            }
-            present = false;
-        }
-        if (present && !awaitEvent(seen, ev -> "DEVICE_DELETED".equals(ev.path("event").asText())
-                && serial.equals(ev.path("data").path("device").asText()), wait)) {
-            throw new QmpException("the guest did not release disk " + serial + " within " + wait.toSeconds() + " s");
-        }
-        try {
-            execute("blockdev-del", args().put("node-name", serial));
-        } catch (QmpException e) {
-            // "Failed to find node with node-name=...": no node, nothing to delete
-            if (present || !e.getMessage().contains("Failed to find")) {
-                throw e;
+        List<String> present = new ArrayList<>();
+        IOException failure = null;
+        for (String serial : serials) {
+            try {
+                execute("device_del", args().put("id", serial));
+                present.add(serial);
+            } catch (QmpException e) {
+                if (!e.getMessage().contains("not found")) {
+                    failure = first(failure, e);
+                }
             }
         }
+        long deadline = System.nanoTime() + wait.toNanos();
+        List<String> released = new ArrayList<>();
+        for (String serial : present) {
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            if (awaitEvent(seen, ev -> "DEVICE_DELETED".equals(ev.path("event").asText())
+                    && serial.equals(ev.path("data").path("device").asText()), left)) {
+                released.add(serial);
+            } else {
+                failure = first(failure, new QmpException("the guest did not release disk " + serial + " within "
+                        + wait.toSeconds() + " s"));
+            }
+        }
+        for (String serial : serials) {
+            if (present.contains(serial) && !released.contains(serial)) {
+                continue; // still the device's: deleting the node under it would fail
+            }
+            try {
+                execute("blockdev-del", args().put("node-name", serial));
+            } catch (QmpException e) {
+                // "Failed to find node with node-name=...": no node, nothing to delete
+                if (present.contains(serial) || !e.getMessage().contains("Failed to find")) {
+                    failure = first(failure, e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private static IOException first(IOException failure, IOException e) {
+        if (failure == null) {
+            return e;
+        }
+        failure.addSuppressed(e);
+        return failure;
     }
 
     /**

@@ -71,8 +71,8 @@ final class StandInVm implements PodVm {
     }
 
     @Override
-    public void detachDisk(String serial) {
-        detached.add(serial);
+    public void detachDisks(List<String> serials) {
+        detached.addAll(serials);
     }
 
     /** Tags of shares hot-plugged and unplugged, in order (no virtiofsd runs: the guest is a stand-in). */

@@ -134,6 +134,27 @@ class QmpClientTest {
     }
 
     @Test
+    void disksAreUnpluggedTogether() throws Exception {
+        // a container's image and writable layer, and a serial qemu never had (a create cut short)
+        Path image = Files.write(dir.resolve("image.img"), new byte[1 << 20]);
+        Path layer = Files.write(dir.resolve("layer.img"), new byte[1 << 20]);
+        try (QmpClient qmp = start("-machine", "pc,accel=tcg", "-S", "-device", "virtio-scsi-pci,id=" + QemuCommand.DISK_CONTROLLER)) {
+            qmp.attachDisk("jrimage", image);
+            qmp.attachWritableDisk("jrlayer", layer);
+            qmp.detachDisks(List.of("jrimage", "jrlayer", "jrnever"), Duration.ofSeconds(5));
+            for (JsonNode n : qmp.execute("query-named-block-nodes", null)) {
+                String name = n.path("node-name").asText();
+                assertTrue(!name.equals("jrimage") && !name.equals("jrlayer"), "the nodes are deleted: " + name);
+            }
+            for (String id : List.of("jrimage", "jrlayer")) {
+                IOException gone = assertThrows(IOException.class, () -> qmp.execute("qom-get",
+                        QmpClient.args().put("path", "/machine/peripheral/" + id).put("property", "type")));
+                assertTrue(gone.getMessage().contains("not found"), gone.getMessage());
+            }
+        }
+    }
+
+    @Test
     void aDiskNeverAttachedIsDetachedAtOnce() throws Exception {
         // What rm -f finds after a create killed before or during the hot-plug: no device (nothing to
         // wait for), or a blockdev node without its device (deleted, without waiting either).
