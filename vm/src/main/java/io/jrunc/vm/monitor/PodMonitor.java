@@ -265,7 +265,7 @@ public final class PodMonitor implements AutoCloseable {
                 vm.attachWritableDisk(q.getLayerSerial(), Path.of(q.getLayerImage()));
             } catch (IOException e) {
                 if (disk) {
-                    detachQuietly(q.getSerial());
+                    detachQuietly(List.of(q.getSerial()));
                 }
                 detachSharesQuietly(tags);
                 throw new RpcException(Code.INTERNAL, "cannot attach the writable layer of " + q.getId() + ": " + e.getMessage());
@@ -276,12 +276,14 @@ public final class PodMonitor implements AutoCloseable {
         try {
             pid = agent.call(AgentMethods.Containers.CREATE, guestCreate(q)).getPid();
         } catch (RpcException e) {
+            List<String> disks = new ArrayList<>(2);
             if (disk) {
-                detachQuietly(q.getSerial());
+                disks.add(q.getSerial());
             }
             if (layer) {
-                detachQuietly(q.getLayerSerial());
+                disks.add(q.getLayerSerial());
             }
+            detachQuietly(disks);
             detachSharesQuietly(tags);
             throw e;
         }
@@ -403,11 +405,14 @@ public final class PodMonitor implements AutoCloseable {
         d.register(m, (ctx, q) -> agent.call(m, q));
     }
 
-    private void detachQuietly(String serial) {
+    private void detachQuietly(List<String> serials) {
+        if (serials.isEmpty()) {
+            return;
+        }
         try {
-            vm.detachDisk(serial);
+            vm.detachDisks(serials);
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "disk " + serial + " not unplugged: " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "disks " + String.join(" ", serials) + " not unplugged: " + e.getMessage());
         }
     }
 

@@ -28,10 +28,6 @@ public interface PodVm extends AutoCloseable {
     /** Unplugs the disks with these serials, together (QmpClient.detachDisks). */
     void detachDisks(List<String> serials) throws IOException;
 
-    default void detachDisk(String serial) throws IOException {
-        detachDisks(List.of(serial));
-    }
-
     /** Starts the virtiofsd of a shared directory and hot-plugs its vhost-user-fs device, named {@code tag}. */
     void attachShare(String tag, Path directory) throws IOException;
 
