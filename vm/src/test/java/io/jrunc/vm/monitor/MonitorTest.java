@@ -198,12 +198,15 @@ class MonitorTest {
     void copiesARunningContainersOutputToItsLog() throws Exception {
         monitor = PodMonitor.start(root, pod, vm, FAST);
         Path log = root.containerDir("p1", "c1").resolve("stdout.log");
+        Path errors = root.containerDir("p1", "c1").resolve("stderr.log");
+        // each stream has its own copy, which makes its file: wait for both, not only stdout's
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!(Files.exists(log) && Files.readString(log).equals("hello\n")) && System.nanoTime() < deadline) {
+        while (!(Files.exists(log) && Files.readString(log).equals("hello\n") && Files.exists(errors))
+                && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         assertEquals("hello\n", Files.readString(log));
-        assertTrue(Files.exists(root.containerDir("p1", "c1").resolve("stderr.log")));
+        assertTrue(Files.exists(errors));
     }
 
     @Test
