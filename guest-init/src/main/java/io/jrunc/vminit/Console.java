@@ -18,18 +18,40 @@ public final class Console {
         System.out.flush();
     }
 
-    /** This process's resident memory in MiB (VmRSS), or -1 when /proc cannot say. */
-    public static double residentMiB() {
+    /**
+     * This process's resident memory, "N MiB (anonymous A, file F, shared S)" from /proc/self/status
+     * (VmRSS and its RssAnon, RssFile, RssShmem parts), or "unknown". The file and shared parts are
+     * pages of the initramfs (libjvm, the class data) that the guest holds in RAM whether mapped or
+     * not; the anonymous part is what the agent's JVM allocated.
+     */
+    public static String resident() {
         try {
+            double total = -1;
+            double anon = -1;
+            double file = -1;
+            double shmem = -1;
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                int colon = line.indexOf(':');
+                if (colon < 0) {
+                    continue;
+                }
+                switch (line.substring(0, colon)) {
+                    case "VmRSS" -> total = mib(line);
+                    case "RssAnon" -> anon = mib(line);
+                    case "RssFile" -> file = mib(line);
+                    case "RssShmem" -> shmem = mib(line);
+                    default -> { }
                 }
             }
+            return total < 0 ? "unknown"
+                    : String.format(Locale.ROOT, "%.1f MiB (anonymous %.1f, file %.1f, shared %.1f)", total, anon, file, shmem);
         } catch (IOException | RuntimeException e) {
-            // reported as unknown
+            return "unknown";
         }
-        return -1;
+    }
+
+    private static double mib(String statusLine) {
+        return Long.parseLong(statusLine.replaceAll("[^0-9]", "")) / 1024.0;
     }
 
     /** Seconds since the kernel started (/proc/uptime), or -1 before /proc is mounted. */

@@ -33,8 +33,8 @@ final class PowerOff {
     private void run(long graceNanos) {
         try {
             Thread.sleep(100); // let the answer reach the host
-            Console.log("shutdown: stopping %d container(s); agent resident %.1f MiB", store.all().size(),
-                    Console.residentMiB());
+            Console.log("shutdown: stopping %d container(s); agent resident %s", store.all().size(),
+                    Console.resident());
             List<Thread> stops = new ArrayList<>();
             for (ContainerRecord rec : store.all()) {
                 stops.add(Thread.ofPlatform().start(() -> {

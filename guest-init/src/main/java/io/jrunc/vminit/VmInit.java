@@ -92,8 +92,8 @@ public final class VmInit {
         Path port = Transports.findPort(Transports.PORT_NAME, 10_000);
         if (port != null) {
             Transports.servePort(server, port);
-            Console.log("ready for requests %.3f s after kernel start (virtio-serial port %s, %s); resident %.1f MiB",
-                    Console.uptime(), port, Transports.PORT_NAME, Console.residentMiB());
+            Console.log("ready for requests %.3f s after kernel start (virtio-serial port %s, %s); resident %s",
+                    Console.uptime(), port, Transports.PORT_NAME, Console.resident());
         } else {
             Console.log("ready for requests %.3f s after kernel start (vsock only: no virtio-serial port named %s)",
                     Console.uptime(), Transports.PORT_NAME);
