@@ -35,9 +35,9 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
 /**
- * The training run behind the image's class data archive (docs/guest-init.md, "The image"): the
+ * The training run behind the image's AOT cache of the agent's classes (docs/guest-init.md, "The image"): the
  * image build runs it once, on the host, in a chroot of the initramfs tree with the image's own java
- * and -XX:ArchiveClassesAtExit, so the archive's class path is the guest's. It loads the classes the
+ * and -XX:AOTCacheOutput, so the cache's class path is the guest's. It loads the classes the
  * agent loads and exits; it must not change the machine it runs on, so it never calls Configure,
  * AddSwap, Create or Shutdown, and it is no PID 1 (nothing here mounts, loads modules, makes cgroups
  * or loads a BPF program).
@@ -48,7 +48,7 @@ final class CdsTraining {
     /**
      * VmInit's argument for this run: the training goes through the agent's own entry (-jar
      * /jrunc/vminit.jar, whose manifest also carries Enable-Native-Access), so its command line
-     * differs from the guest's only by this and -XX:ArchiveClassesAtExit.
+     * differs from the guest's only by this and -XX:AOTCacheOutput.
      */
     static final String ARGUMENT = "--cds-training";
 
@@ -59,7 +59,7 @@ final class CdsTraining {
         int specs = exerciseSpecs();
         System.out.printf("cds-training: %d classes of the agent's jars loaded, %d calls served, %d map fields' entries built,"
                 + " %d specs read%n", loaded, calls, maps, specs);
-        // a normal exit: the JVM writes the archive in its exit path (Runtime.halt would skip it)
+        // a normal exit: the JVM records the training in its exit path (Runtime.halt would skip it)
         System.exit(0);
     }
 
@@ -185,7 +185,7 @@ final class CdsTraining {
      * compiled to the eBPF program, whose attaching then fails on a directory that is no cgroup (its
      * BPF_PROG_QUERY fails before anything is loaded). Under emulation the first Create spent some
      * 450 ms here making the lambdas, comparators and record methods this code uses; made once in the
-     * training, they are in the archive.
+     * training, they are in the cache.
      */
     private static void exerciseDeviceRules(Spec spec) throws IOException {
         Path notACgroup = Files.createTempDirectory("training");

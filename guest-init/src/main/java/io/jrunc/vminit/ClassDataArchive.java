@@ -7,20 +7,21 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Whether the JVM used the image's archive of the agent's classes (docs/guest-init.md, "The image").
- * A JVM that rejects the archive (a class path, jar time stamp or flag that differs from the dump's)
- * boots on without it, only slower, and says so nowhere Java can ask: /jrunc/args has it write its
- * class path check and CDS warnings to {@value #LOG}, read here before /tmp is mounted over. The
- * archive's file among /proc/self/maps is no evidence: a rejected top archive stays mapped.
+ * Whether the JVM used the image's AOT cache of the agent's classes (docs/guest-init.md, "The image").
+ * A JVM that rejects the cache (a class path or flag that differs from the dump's) boots on without
+ * it, only slower, and says so nowhere Java can ask: /jrunc/args has it write its AOT log to
+ * {@value #LOG}, read here before /tmp is mounted over. The cache's file among /proc/self/maps is no
+ * evidence: a cache can be mapped and then given up.
  */
 final class ClassDataArchive {
     private ClassDataArchive() {}
 
-    /** Where scripts/vm-image.sh puts the archive, as -XX:SharedArchiveFile names it. */
-    static final String PATH = "/jrunc/agent.jsa";
-    /** -Xlog:class+path=info,cds=warning,cds+dynamic=warning:file=..., in /jrunc/args. */
+    /** Where scripts/vm-image.sh puts the cache, as -XX:AOTCache names it. */
+    static final String PATH = "/jrunc/agent.aot";
+    /** -Xlog:aot=info,cds=warning:file=..., in /jrunc/args. */
     static final String LOG = "/tmp/jrunc-cds.log";
-    private static final String PASSED = "Archived app classpath validation: passed";
+    /** The JVM's last line about the cache once its classes are in use. */
+    private static final String PASSED = "Using AOT-linked classes: true";
 
     /** "used", "rejected: <the JVM's first complaint>" or "none (...)"; call before EarlyMounts. */
     static String status() {

@@ -128,7 +128,7 @@ class AgentVmTest {
         assertTrue(ready.find(), "no ready line in the console:\n" + console);
         System.out.println("agent-vm: kernel start to ready: " + ready.group(1) + " s");
         // the image's archive of the agent's classes: a JVM that rejects it boots anyway, only slower
-        assertTrue(console.contains("class data archive /jrunc/agent.jsa used"),
+        assertTrue(console.contains("class data archive /jrunc/agent.aot used"),
                 "the JVM did not use the agent's class data archive:\n" + console);
         // the agent calls itself over AF_VSOCK just after its ready line
         while (!console.contains("vsock loopback: ") && System.nanoTime() < deadline) {
