@@ -129,8 +129,16 @@ class PodLauncherTest {
         pod = vm.json("pod", "inspect", "p1");
         assertTrue(pod.path("imageNewer").asBoolean(), pod.toString());
 
-        // kill -9 the monitor: qemu stays, the next command starts a new monitor that takes it over
+        // the monitor's JVM starts from the launcher's AOT cache for run and create (make launcher-vm
+        // builds it beside the jars): named on its command line and mapped
         long monitorPid = pod.path("monitorPid").asLong();
+        Path runCache = JruncVm.BIN.getParent().resolveSibling("lib-vm").resolve("jrunc-vm-run.aot").toRealPath();
+        String cmdline = Files.readString(Path.of("/proc/" + monitorPid + "/cmdline")).replace('\0', ' ');
+        assertTrue(cmdline.contains("-XX:AOTCache=" + runCache), cmdline);
+        assertTrue(Files.readString(Path.of("/proc/" + monitorPid + "/maps")).contains(runCache.toString()),
+                "the monitor's JVM mapped " + runCache);
+
+        // kill -9 the monitor: qemu stays, the next command starts a new monitor that takes it over
         long qemuPid = pod.path("qemuPid").asLong();
         ProcessHandle monitor = ProcessHandle.of(monitorPid).orElseThrow();
         monitor.destroyForcibly();
