@@ -223,14 +223,17 @@ public final class Containers {
             if (!pods.running(pod)) {
                 Pods.image(pod); // no VM image: say so before making an image file
             }
+            before = pods.before(pod.name(), name);
+            // an idle pod's monitor starts now and boots the VM while the disks are made (they are
+            // hot-plugged after the boot); a failure below ends that VM (undoCreate)
+            Pods.Launch launched = before.active() ? null : pods.launch(pod.name());
             if (!spec.rootShare()) {
                 RootfsImage.make(bundle.rootfs(), dir.resolve("rootfs.img"));
                 if (SpecBuilder.writable(config)) {
                     LayerImage.make(LayerImage.file(dir), spec.layerBytes());
                 }
             }
-            before = pods.before(pod.name(), name);
-            try (AgentClient monitor = pods.start(pod.name())) {
+            try (AgentClient monitor = pods.start(pod.name(), launched)) {
                 monitor.call(MonitorMethods.ADD_CONTAINER, addRequest(dir, record, configBytes), timeouts.create());
             } catch (RpcException e) {
                 if (before.active() && !pod.anonymous() && !abortInGuest(pod, record)) {

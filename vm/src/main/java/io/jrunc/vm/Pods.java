@@ -230,12 +230,39 @@ public final class Pods {
      * `start C` runs them (what podman's stopped pod offers).
      */
     public AgentClient start(String name) throws VmException {
+        return start(name, null);
+    }
+
+    /**
+     * A pod's boot begun by {@link #launch}: whether it boots (it did not run) and the monitor started
+     * for it (null: a stand-in starter's, or one that lived already).
+     */
+    public record Launch(boolean boot, Process monitor) {
+    }
+
+    /**
+     * Starts the monitor of a pod that does not run, without waiting for its VM: a create makes its
+     * disks while the monitor's JVM starts and qemu boots, and then calls {@link #start(String, Launch)}
+     * with it, which waits for the boot and re-creates the pod's kept containers. (Once the monitor
+     * records its qemu the pod counts as running, so whether it boots is decided here, before.)
+     */
+    public Launch launch(String name) throws VmException {
         PodRecord pod = require(name);
-        boolean boot = !running(pod);
+        if (running(pod)) {
+            return new Launch(false, null);
+        }
+        image(pod);
+        return new Launch(true, link.launch(name));
+    }
+
+    /** {@link #start(String)}, with the boot {@link #launch} began (null: none was). */
+    public AgentClient start(String name, Launch launched) throws VmException {
+        PodRecord pod = require(name);
+        boolean boot = launched != null ? launched.boot() : !running(pod);
         if (boot) {
             image(pod); // fail here, in one line, rather than in the monitor's log
         }
-        AgentClient monitor = link.connect(name);
+        AgentClient monitor = link.connect(name, launched != null ? launched.monitor() : null);
         if (boot) {
             try {
                 recreate(monitor, name);

@@ -49,12 +49,33 @@ public final class MonitorLink {
 
     /** Connects to the pod's monitor, starting one if none lives. */
     public AgentClient connect(String pod) throws VmException {
+        return connect(pod, null);
+    }
+
+    /**
+     * Starts the pod's monitor, when none lives, without waiting for it: the caller goes on with its
+     * own work while the monitor's JVM starts and qemu boots, and then passes the process to
+     * {@link #connect(String, Process)}. Null when a monitor lives already.
+     */
+    public Process launch(String pod) throws VmException {
+        if (monitorAlive(root, pod)) {
+            return null;
+        }
+        try {
+            return starter.start(root, pod);
+        } catch (IOException e) {
+            throw new VmException("pod " + pod + ": cannot start its monitor: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@link #connect(String)}, with the monitor {@link #launch} started (null: none was). */
+    public AgentClient connect(String pod, Process launched) throws VmException {
         AgentClient client = tryConnect(pod);
         if (client != null) {
             return client;
         }
-        Process started = null;
-        if (!monitorAlive(root, pod)) {
+        Process started = launched;
+        if (started == null && !monitorAlive(root, pod)) {
             try {
                 started = starter.start(root, pod);
             } catch (IOException e) {
