@@ -153,7 +153,7 @@ pod_figures() {
   local -a cmd=() args=()
   rw_bundle
   : > "$OUT/pod-base-first"; : > "$OUT/pod-base-wall"
-  n=0; for img in $images; do n=$((n + 1)); for f in ready rss run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
+  n=0; for img in $images; do n=$((n + 1)); for f in ready rss anon run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
   for r in $(seq "$rounds"); do
     for step in $(case $((r % 3)) in 1) echo "boot base run" ;; 2) echo "run boot base" ;; 0) echo "base run boot" ;; esac); do
       case $step in
@@ -168,6 +168,7 @@ pod_figures() {
             line=$(grep -m1 'ready for requests' "$ROOT/pods/$pod/console.log")
             echo "$line" | sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' >> "$OUT/pod-ready-$n"
             echo "$line" | sed -n 's/.*resident \([0-9.]*\) MiB.*/\1/p' >> "$OUT/pod-rss-$n"
+            echo "$line" | sed -n 's/.*resident [0-9.]* MiB (anonymous \([0-9.]*\),.*/\1/p' >> "$OUT/pod-anon-$n"
             if [ ${#cmd[@]} = 0 ]; then
               qemu_pid=$(jv pod inspect "$pod" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
               mapfile -d '' cmd < "/proc/$qemu_pid/cmdline"
@@ -223,6 +224,7 @@ pod_figures() {
     n=$((n + 1)); ready=$(median < "$OUT/pod-ready-$n")
     echo "pod: [$img] agent kernel start to ready (s):  $(tr '\n' ' ' < "$OUT/pod-ready-$n")median $ready, ratio to the baseline $(ratio "$ready" "$base_first")"
     echo "pod: [$img] agent resident at ready (MiB):    $(tr '\n' ' ' < "$OUT/pod-rss-$n")median $(median < "$OUT/pod-rss-$n")"
+    [ -s "$OUT/pod-anon-$n" ] && echo "pod: [$img] of it anonymous (MiB):             $(tr '\n' ' ' < "$OUT/pod-anon-$n")median $(median < "$OUT/pod-anon-$n")"
     run_wall=$(median < "$OUT/pod-run-wall-$n")
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, first output (ms): $(tr '\n' ' ' < "$OUT/pod-run-first-$n")median $(median < "$OUT/pod-run-first-$n")"
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-run-wall-$n")median $run_wall, ratio to the baseline's wall $(ratio "$run_wall" "$base_wall")"
