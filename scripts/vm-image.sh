@@ -95,7 +95,7 @@ cp "$LIB"/*.jar "$stage/jrunc/lib/"
 # -Xms4m: the heap grows from 4 MB as it fills rather than starting at 16 (resident memory at ready
 # 70 -> 65 MiB, the first Create no slower). -XX:-AOTReplayTraining: the cache's method profiles are
 # not replayed, which would queue the training's hot methods for C1 at start, on the one vCPU the
-# boot needs (ready 6.7 -> 6.0 s against replaying them, medians of four boots each).
+# boot needs (ready 6.7 s replaying them, 6.1 s not: medians of four and eight boots).
 JVM_FLAGS="-XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
 -Xms4m
