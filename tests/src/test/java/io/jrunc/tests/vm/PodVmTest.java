@@ -346,7 +346,7 @@ class PodVmTest {
 
     @Test
     @Order(9)
-    void cpusIsTheContainersCpuMax() throws Exception {
+    void cpusIsTheContainersCpuMaxAndTheAgentsCpuIsNoContainers() throws Exception {
         // the bundle with its own cgroup at /sys/fs/cgroup (SwapVmTest's), and a writable root
         Path cgroupBundle = SwapVmTest.bundle(work.resolve("cgroup-bundle"));
         JsonNode config = JSON.readTree(cgroupBundle.resolve("config.json").toFile());
@@ -356,6 +356,15 @@ class PodVmTest {
         ok("start", "cpu");
         // quota = cpus x the 100 ms period, as podman writes it
         assertEquals("50000 100000", ok("exec", "cpu", "cat", "/sys/fs/cgroup/cpu.max").out().strip());
+        // the pod has one CPU (the default); its VM one more for the agent while the host has more, which
+        // no container gets: the containers' parent holds the first CPU alone
+        int vmCpus = json("pod", "inspect", POD).path("vmCpus").asInt();
+        assertEquals(Runtime.getRuntime().availableProcessors() > 1 ? 2 : 1, vmCpus);
+        assertEquals(vmCpus == 1 ? "0" : "0-" + (vmCpus - 1),
+                ok("exec", "cpu", "cat", "/sys/devices/system/cpu/online").out().strip(), "the VM's CPUs");
+        assertEquals("0", ok("exec", "cpu", "cat", "/sys/fs/cgroup/cpuset.cpus.effective").out().strip(), "the container's");
+        assertTrue(ok("exec", "cpu", "cat", "/proc/self/status").out().lines().anyMatch(l -> l.matches("Cpus_allowed_list:\\s+0")),
+                "an exec runs on the containers' CPU alone");
     }
 
     /** The container's processes (numeric /proc entries), the listing ls among them. */

@@ -157,6 +157,7 @@ public final class PodMonitor implements AutoCloseable {
         ConfigurePodRequest.Builder b = ConfigurePodRequest.newBuilder()
                 .setHostname(hostname)
                 .putAllSysctls(c.sysctls())
+                .setContainerCpus(Math.max(1, c.cpus()))
                 .setNetwork(PodNetworks.guestConfig(net));
         // the pod's own resolver, or the network's when it names none (user-mode: slirp's forwarder)
         List<String> nameservers = c.dns().isEmpty() ? PodNetworks.defaultNameservers(net) : c.dns();

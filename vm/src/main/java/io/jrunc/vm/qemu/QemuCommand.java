@@ -86,6 +86,23 @@ public final class QemuCommand {
         return (bytes + (1 << 20) - 1) >> 20;
     }
 
+    /**
+     * The VM's CPUs: the pod's, and one more for the agent while the host has more CPUs than the pod
+     * (the agent gives its containers the first {@code podCpus} alone: ConfigurePodRequest's
+     * container_cpus). A JVM's start, its JIT and the guest's module loading then run beside the
+     * containers and beside the agent's own calls; under emulation a one-CPU pod reached ready in
+     * 8.2-10.8 s and ran its first Create in 2.7-4.2 s, and with the second CPU in 6.2-7.2 s and
+     * 1.7-2.0 s (docs/PERFORMANCE.md). A pod as large as the host gets no extra CPU: the agent shares.
+     */
+    public static int vmCpus(int podCpus) {
+        return vmCpus(podCpus, Runtime.getRuntime().availableProcessors());
+    }
+
+    static int vmCpus(int podCpus, int hostCpus) {
+        int cpus = Math.max(1, podCpus);
+        return cpus < hostCpus ? cpus + 1 : cpus;
+    }
+
     /** KVM: /dev/kvm is a device (not a file someone left there) that this user may open read-write. */
     public static boolean kvmAvailable() {
         return kvmAvailable(Path.of("/dev/kvm"));
@@ -116,7 +133,7 @@ public final class QemuCommand {
         List<String> cmd = new ArrayList<>(List.of(BINARY,
                 "-machine", "pc,accel=" + (kvm ? "kvm" : "tcg") + ",memory-backend=" + MEMORY_ID,
                 "-object", "memory-backend-memfd,id=" + MEMORY_ID + ",size=" + mib + "M,share=on",
-                "-smp", Integer.toString(Math.max(1, cpus)),
+                "-smp", Integer.toString(vmCpus(cpus)),
                 "-m", mib + "M",
                 "-nodefaults", "-no-user-config", "-no-reboot",
                 "-display", "none",
