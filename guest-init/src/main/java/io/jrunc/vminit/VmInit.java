@@ -14,10 +14,12 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
  * jrunc-vminit, PID 1 of a pod VM (docs/guest-init.md). In order: the early mounts, the reaper (before
- * any child can exist), the kernel modules, the cgroup tree, then the protocol on the virtio-serial
+ * any child can exist), the kernel modules beside the cgroup tree and the services, then the protocol on the virtio-serial
  * port and AF_VSOCK; it then prints its time from kernel start to ready, calls itself once over
  * AF_VSOCK, and serves until Shutdown powers the machine off. PID 1 must never exit (the kernel would panic): a failed boot is logged and
  * the machine powered off.
@@ -67,10 +69,17 @@ public final class VmInit {
                     + " that does not ask for no_pivot will be refused", rootSwitch.failure());
         }
         Reaper reaper = Reaper.start();
-        long modulesStart = System.nanoTime();
-        List<String> modules = KernelModules.loadAll();
-        Console.log("loaded %d kernel modules in %d ms: %s", modules.size(),
-                (System.nanoTime() - modulesStart) / 1_000_000, String.join(" ", modules));
+        // The modules load on a thread of their own while this one sets up the cgroups and builds the
+        // services, which need none of them; the transports are served once they are in. The host
+        // boots a pod with a CPU for the agent beside the containers', so the two overlap there.
+        FutureTask<Void> modules = new FutureTask<>(() -> {
+            long start = System.nanoTime();
+            List<String> loaded = KernelModules.loadAll();
+            Console.log("loaded %d kernel modules in %d ms: %s", loaded.size(),
+                    (System.nanoTime() - start) / 1_000_000, String.join(" ", loaded));
+            return null;
+        });
+        Thread.ofPlatform().name("modules").start(modules);
         String controllers = CgroupSetup.setUp();
         Console.log("cgroups: controllers %s enabled down to /%s; agent in /%s", controllers,
                 CgroupSetup.CONTAINERS, CgroupSetup.AGENT);
@@ -85,6 +94,11 @@ public final class VmInit {
         new ProcessService(store, reaper).register(dispatcher);
         new FileService(store).register(dispatcher);
         TtrpcServer server = new TtrpcServer(dispatcher, ServerOptions.DEFAULTS);
+        try {
+            modules.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
 
         // Both transports before the ready line; the port last, because the host's first call is
         // answered from the moment the port is served, so that moment is the one reported as ready.
