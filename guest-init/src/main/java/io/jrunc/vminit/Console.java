@@ -54,6 +54,22 @@ public final class Console {
         return Long.parseLong(statusLine.replaceAll("[^0-9]", "")) / 1024.0;
     }
 
+    /**
+     * When the calling thread began, in seconds since the kernel started (its /proc/thread-self/stat
+     * start time, in the kernel's 100 Hz clock ticks), or -1. Called from main(), this is the moment the
+     * java launcher, having loaded libjvm, started the thread that creates the JVM: what the kernel and
+     * the launcher took lies before it, the JVM's creation and the main class after.
+     */
+    public static double threadStart() {
+        try {
+            String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            return Long.parseLong(fields[19]) / 100.0; // field 22 of stat(5); the first after ") " is field 3
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** Seconds since the kernel started (/proc/uptime), or -1 before /proc is mounted. */
     public static double uptime() {
         try {
