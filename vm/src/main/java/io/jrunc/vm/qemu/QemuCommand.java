@@ -90,9 +90,9 @@ public final class QemuCommand {
      * The VM's CPUs: the pod's, and one more for the agent while the host has more CPUs than the pod
      * (the agent gives its containers the first {@code podCpus} alone: ConfigurePodRequest's
      * container_cpus). A JVM's start, its JIT and the guest's module loading then run beside the
-     * containers and beside the agent's own calls; under emulation a one-CPU pod reached ready in
-     * 8.2-10.8 s and ran its first Create in 2.7-4.2 s, and with the second CPU in 6.2-7.2 s and
-     * 1.7-2.0 s (docs/PERFORMANCE.md). A pod as large as the host gets no extra CPU: the agent shares.
+     * containers and beside the agent's own calls: under emulation a one-CPU pod's first Create took
+     * 2.1-4.4 s, and 1.1-1.8 s with the second CPU (docs/PERFORMANCE.md, "A CPU for the agent"). A pod
+     * as large as the host gets no extra CPU: the agent shares.
      */
     public static int vmCpus(int podCpus) {
         return vmCpus(podCpus, Runtime.getRuntime().availableProcessors());
