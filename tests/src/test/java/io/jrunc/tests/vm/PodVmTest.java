@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -265,15 +266,33 @@ class PodVmTest {
         JruncVm.Result usr1 = jrunc("exec", "a", "sh", "-c", "kill -USR1 $$; sleep 5");
         assertEquals(128 + 10, usr1.code(), usr1.all());
         // a container's process killed by SIGKILL (9) from the host: jrunc-vm run exits 137
-        Process run = vm.start("run", "--pod", POD, "--name", "sig", bundle.toString(), "sleep", "1005");
+        Path runErr = Files.createTempFile(work, "run-sig", ".err");
+        Process run = vm.builder("run", "--pod", POD, "--name", "sig", bundle.toString(), "sleep", "1005")
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(runErr.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (!"running".equals(state("sig")) && System.nanoTime() < deadline) {
+            if (!run.isAlive()) {
+                fail("run ended (exit " + run.exitValue() + ") before its container ran: " + Files.readString(runErr)
+                        + "\nthe pod's console, last lines:\n" + consoleTail());
+            }
             Thread.sleep(300);
         }
+        assertEquals("running", state("sig"), () -> "not running after 120 s; the pod's console, last lines:\n" + consoleTail());
         ok("kill", "-s", "KILL", "sig");
         assertTrue(run.waitFor(60, TimeUnit.SECONDS), "run ended when its container was killed");
         assertEquals(128 + 9, run.exitValue());
         ok("rm", "sig");
+    }
+
+    /** The last 30 lines of the pod's console (the agent's log), for a failure's message. */
+    static String consoleTail() {
+        try {
+            List<String> lines = Files.readAllLines(root.resolve("pods").resolve(POD).resolve("console.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException | RuntimeException e) {
+            return "(no console: " + e + ")";
+        }
     }
 
     static String state(String container) throws Exception {
