@@ -94,8 +94,8 @@ cp "$LIB"/*.jar "$stage/jrunc/lib/"
 # randomness (the rest of the address space keeps ASLR); where the base is taken the JVM relocates.
 # -Xms4m: the heap grows from 4 MB as it fills rather than starting at 16 (resident memory at ready
 # 70 -> 65 MiB, the first Create no slower). -XX:-AOTReplayTraining: the cache's method profiles are
-# not replayed, which would queue the training's hot methods for C1 at start, on the one vCPU the
-# boot needs (ready 6.7 s replaying them, 6.1 s not: medians of four and eight boots).
+# not replayed, which would queue the training's hot methods for C1 at start, on the CPU the boot
+# needs (ready 6.7 s replaying them, 6.1 s not: medians of four and eight one-vCPU boots).
 JVM_FLAGS="-XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
 -Xms4m
