@@ -38,19 +38,23 @@ final class CgroupSetup {
      * class loading and module loading run beside the containers instead of taking their time. Every CPU
      * (nothing written) when {@code n} is 0 or not fewer than the VM's.
      *
-     * @return the containers' cpuset.cpus as written, or null when they have every CPU
+     * @return the containers' cpuset.cpus as written and the VM's online CPUs, or null when the
+     *         containers have every CPU
      */
-    static String limitContainerCpus(int n) throws IOException {
-        int online = cpuCount(Files.readString(ONLINE_CPUS).trim());
-        if (n <= 0 || n >= online) {
+    static ContainerCpus limitContainerCpus(int n) throws IOException {
+        String online = Files.readString(ONLINE_CPUS).trim();
+        if (n <= 0 || n >= cpuCount(online)) {
             return null;
         }
         String cpus = n == 1 ? "0" : "0-" + (n - 1);
         Files.writeString(ROOT.resolve(CONTAINERS).resolve("cpuset.cpus"), cpus);
-        return cpus;
+        return new ContainerCpus(cpus, online);
     }
 
-    static final Path ONLINE_CPUS = Path.of("/sys/devices/system/cpu/online");
+    /** The containers' CPUs and the VM's, as the kernel writes CPU lists ("0", "0-1"). */
+    record ContainerCpus(String containers, String online) {}
+
+    private static final Path ONLINE_CPUS = Path.of("/sys/devices/system/cpu/online");
 
     /** How many CPUs a kernel CPU list names ("0-3,5": 5). */
     static int cpuCount(String list) {

@@ -59,10 +59,9 @@ final class PodService {
                 }
                 Files.writeString(file, e.getValue());
             }
-            String cpus = CgroupSetup.limitContainerCpus(r.getContainerCpus());
+            CgroupSetup.ContainerCpus cpus = CgroupSetup.limitContainerCpus(r.getContainerCpus());
             if (cpus != null) {
-                Console.log("containers: CPUs %s of %s (the rest the agent's)", cpus,
-                        Files.readString(CgroupSetup.ONLINE_CPUS).trim());
+                Console.log("containers: CPUs %s of %s (the rest the agent's)", cpus.containers(), cpus.online());
             }
             // lo always, and the interfaces and routes the host named (none: lo is the pod's only link)
             PodNetwork.apply(r.getNetwork());
