@@ -77,32 +77,38 @@ final class JruncVm {
         }
         assertTrue(p.waitFor(5, TimeUnit.MINUTES), "jrunc-vm " + String.join(" ", args) + " did not finish");
         Result result = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
-        if (result.err().contains("is not running") || result.err().contains("did not come up") || result.err().contains("qemu exited")) {
+        if (result.err().contains("is not running") || result.err().contains("did not come up") || result.err().contains("did not answer")
+                || result.err().contains("qemu exited")) {
             printVmLogs("jrunc-vm " + String.join(" ", args) + ": " + result.err().strip());
         }
         return result;
     }
 
     /**
-     * The end of every pod's console.log and monitor.log, on the test's output: a VM that died under a
-     * test (a guest panic, a killed qemu) says why there, and the root is gone once the class ends.
+     * The end of every pod's console.log and monitor.log: a VM that died under a test (a guest panic, a
+     * killed qemu) or never came up says why there, and the root is gone once the class ends.
      */
     void printVmLogs(String why) {
-        System.out.println("pod-vm logs after " + why);
+        System.out.println("pod-vm logs after " + why + "\n" + vmLogs());
+    }
+
+    String vmLogs() {
+        StringBuilder out = new StringBuilder();
         try (var pods = Files.list(root.resolve("pods"))) {
             for (Path pod : pods.sorted().toList()) {
                 for (String log : List.of("console.log", "monitor.log")) {
                     Path file = pod.resolve(log);
                     if (Files.exists(file)) {
                         List<String> lines = Files.readAllLines(file, StandardCharsets.ISO_8859_1);
-                        System.out.println("--- " + file + " (last 25 of " + lines.size() + " lines)");
-                        lines.subList(Math.max(0, lines.size() - 25), lines.size()).forEach(System.out::println);
+                        out.append("--- ").append(file).append(" (last 25 of ").append(lines.size()).append(" lines)\n");
+                        lines.subList(Math.max(0, lines.size() - 25), lines.size()).forEach(l -> out.append(l).append('\n'));
                     }
                 }
             }
         } catch (IOException e) {
-            System.out.println("(cannot read the pods' logs: " + e.getMessage() + ")");
+            out.append("(cannot read the pods' logs: ").append(e.getMessage()).append(")\n");
         }
+        return out.toString();
     }
 
     /** Starts jrunc-vm without waiting (its output discarded), for a call that blocks, as `run` does. */
@@ -113,7 +119,7 @@ final class JruncVm {
 
     Result ok(String... args) throws Exception {
         Result r = run(args);
-        assertEquals(0, r.code(), "jrunc-vm " + String.join(" ", args) + "\n" + r.all());
+        assertEquals(0, r.code(), () -> "jrunc-vm " + String.join(" ", args) + "\n" + r.all() + "\n" + vmLogs());
         return r;
     }
 

@@ -100,8 +100,9 @@ public final class MonitorLink {
             }
             sleep(100);
         }
-        throw new VmException("pod " + pod + ": its monitor did not answer within " + bootTimeout.toSeconds() + " s (see "
-                + root.podDir(pod).resolve("monitor.log") + ")");
+        // the guest's own account of a boot that stalls is on its console: its last line says how far it got
+        throw new VmException("pod " + pod + ": its monitor did not answer within " + bootTimeout.toSeconds() + " s; the VM's console"
+                + " last said: " + lastLine(root.podDir(pod).resolve("console.log")) + " (see " + root.podDir(pod).resolve("monitor.log") + ")");
     }
 
     /**
