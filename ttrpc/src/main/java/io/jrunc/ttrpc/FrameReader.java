@@ -13,10 +13,13 @@ import java.time.Duration;
  * its length has been checked against the 4 MiB limit.
  *
  * <p>Stall detection (only when a stall timeout is given, i.e. on a channel that outlives its clients):
- * a live peer writes each message in one go, so when the rest of a half-received message has not
- * arrived for that long, its sender is taken to be gone (qemu's socket chardev does not tell the guest
- * that a host client died). The half message is dropped and the bytes that then arrive are judged
- * afresh: they are a new client's sync preamble, or junk a hunt skips.
+ * qemu's socket chardev does not tell the guest that a host client died, so a half-received message
+ * whose rest has not come for that long may be a dead client's. It is dropped when the bytes that then
+ * arrive begin as a sync preamble (a new client's, which resends it less often than the stall timeout):
+ * those are judged afresh. Any other late bytes are the rest of the message from a live client that
+ * was slow (a host too busy to run qemu's I/O, or this reader's CPU, for a while): they are kept. A
+ * client that died half way and the next one's bytes taken as its rest make a frame that fails to
+ * parse or loses the framing, and the hunt that follows finds the next client's resent preamble.
  *
  * <p>Not thread-safe: one thread reads.
  */
@@ -175,9 +178,9 @@ public final class FrameReader {
     }
 
     /**
-     * One read from the stream, appended to the unconsumed bytes. When a message is half received and
-     * the read waited longer than the stall timeout, the half message is dropped: the buffer then
-     * holds only what this read brought.
+     * One read from the stream, appended to the unconsumed bytes. When a message is half received, the
+     * read waited longer than the stall timeout and what it brought begins as a sync preamble, the half
+     * message is dropped: the buffer then holds only what this read brought.
      */
     private Fill readMore(boolean midMessage) throws IOException {
         buf.compact();
@@ -192,7 +195,8 @@ public final class FrameReader {
         if (n < 0) {
             return Fill.END;
         }
-        if (midMessage && stallNanos > 0 && System.nanoTime() - start >= stallNanos) {
+        if (midMessage && stallNanos > 0 && System.nanoTime() - start >= stallNanos && n > 0
+                && Sync.prefixMatches(Sync.Kind.PREAMBLE, buf, boundary, Math.min(n, Sync.LENGTH))) {
             buf.position(boundary);
             return Fill.STALLED;
         }

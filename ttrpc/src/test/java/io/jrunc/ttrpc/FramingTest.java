@@ -153,6 +153,23 @@ class FramingTest {
     }
 
     @Test
+    void aHalfMessageWhoseRestComesLateFromALiveClientIsKept() throws Exception {
+        // a live client on a busy host: the rest of its frame comes after the stall timeout, and a
+        // preamble-looking byte inside a payload (0xff) does not make it one
+        byte[] payload = new byte[6000];
+        Arrays.fill(payload, (byte) 0xff);
+        payload[0] = 7;
+        byte[] frame = bytes(Frame.of(3, FrameHeader.TYPE_REQUEST, 0, payload));
+        ScriptedStream in = new ScriptedStream()
+                .then(Arrays.copyOf(frame, 4096))
+                .then(200, Arrays.copyOfRange(frame, 4096, frame.length))
+                .then(bytes(Frame.of(5, FrameHeader.TYPE_REQUEST, 0, "next".getBytes())));
+        FrameReader reader = new FrameReader(in, Duration.ofMillis(100));
+        assertArrayEquals(payload, assertInstanceOf(Inbound.FrameIn.class, reader.next()).frame().data());
+        assertEquals("next", new String(assertInstanceOf(Inbound.FrameIn.class, reader.next()).frame().data()));
+    }
+
+    @Test
     void withoutAStallTimeoutAPauseIsJustAPause() throws Exception {
         byte[] frame = bytes(Frame.of(1, FrameHeader.TYPE_REQUEST, 0, new byte[100]));
         ScriptedStream in = new ScriptedStream()
