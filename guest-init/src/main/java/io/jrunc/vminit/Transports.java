@@ -22,26 +22,45 @@ final class Transports {
     static final int VSOCK_PORT = 1024;
     private static final Path VIRTIO_PORTS = Path.of("/sys/class/virtio-ports");
 
-    /** The /dev/vportNpM whose name is {@code name}, or null (waits up to {@code waitMillis} for it). */
+    /**
+     * The /dev/vportNpM whose name is {@code name}, or null when none is there after {@code waitMillis}
+     * and no port is waiting for its name. A port the host has not named yet (its control message comes
+     * through qemu's main loop, which a busy host can hold back for seconds) is waited for as long as it
+     * takes: serving vsock alone would leave a host without vhost-vsock nothing to call.
+     */
     static Path findPort(String name, long waitMillis) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + waitMillis * 1_000_000;
-        do {
+        boolean told = false;
+        while (true) {
+            boolean unnamed = false;
             if (Files.isDirectory(VIRTIO_PORTS)) {
                 try (Stream<Path> ports = Files.list(VIRTIO_PORTS)) {
                     for (Path port : ports.toList()) {
                         Path nameFile = port.resolve("name");
-                        if (Files.exists(nameFile) && Files.readString(nameFile).trim().equals(name)) {
+                        String portName = Files.exists(nameFile) ? Files.readString(nameFile).trim() : "";
+                        unnamed |= portName.isEmpty();
+                        if (portName.equals(name)) {
                             Path dev = Path.of("/dev", port.getFileName().toString());
                             if (Files.exists(dev)) {
                                 return dev;
                             }
+                            unnamed = true; // named, its device node still to come
                         }
                     }
                 }
             }
+            if (System.nanoTime() - deadline >= 0) {
+                if (!unnamed) {
+                    return null;
+                }
+                if (!told) {
+                    Console.log("no virtio-serial port named %s after %d ms, but a port without its name yet: waiting on",
+                            name, waitMillis);
+                    told = true;
+                }
+            }
             Thread.sleep(20);
-        } while (System.nanoTime() < deadline);
-        return null;
+        }
     }
 
     /** Serves the port for ever on a platform thread of its own. */

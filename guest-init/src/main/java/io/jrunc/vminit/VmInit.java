@@ -28,6 +28,8 @@ public final class VmInit {
     private VmInit() {}
 
     static final String AGENT = "jrunc-vminit";
+    /** Well within the host's wait for a boot (minutes), well beyond a slow boot here (15 s). */
+    private static final Duration WATCHDOG = Duration.ofSeconds(60);
 
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals(CdsTraining.ARGUMENT)) {
@@ -70,6 +72,7 @@ public final class VmInit {
             Console.log("root switch failed: %s; the root stays the initramfs, which pivot_root refuses: a create"
                     + " that does not ask for no_pivot will be refused", rootSwitch.failure());
         }
+        BootWatchdog watchdog = BootWatchdog.start(WATCHDOG);
         Reaper reaper = Reaper.start();
         // The modules load on a thread of their own while this one sets up the cgroups and builds the
         // services, which need none of them; the transports are served once they are in. The host
@@ -114,6 +117,7 @@ public final class VmInit {
             Console.log("ready for requests %.3f s after kernel start (vsock only: no virtio-serial port named %s)",
                     Console.uptime(), Transports.PORT_NAME);
         }
+        watchdog.ready();
         Thread.ofPlatform().name("late-modules").start(VmInit::loadLateModules);
         // After the ready line, not before it: the call costs 0.5-1.4 s under emulation (the client's
         // classes, a virtual-thread reader), which the host's first call need not wait for.
