@@ -402,8 +402,13 @@ public final class PodMonitor implements AutoCloseable {
         return exit;
     }
 
+    /**
+     * Forwards a call to the agent with its caller's deadline: a call the agent never answers (a guest
+     * that hangs) ends for the monitor when it ends for its caller, rather than holding a thread for ever.
+     */
     private <Q extends Message, R extends Message> void passThrough(Dispatcher d, Method<Q, R> m) {
-        d.register(m, (ctx, q) -> agent.call(m, q));
+        d.register(m, (ctx, q) -> agent.call(m, q, ctx.remaining().map(left -> left.isZero() ? Duration.ofNanos(1) : left)
+                .orElse(Duration.ZERO)));
     }
 
     private void detachQuietly(List<String> serials) {

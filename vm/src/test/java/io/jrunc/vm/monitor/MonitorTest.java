@@ -148,6 +148,22 @@ class MonitorTest {
     }
 
     @Test
+    void aCallPassedThroughCarriesItsCallersDeadlineToTheAgent() throws Exception {
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        try (AgentClient client = link(new AtomicInteger()).connect("p1")) {
+            RpcException late = assertThrows(RpcException.class, () -> client.call(AgentMethods.Containers.INSPECT,
+                    InspectContainerRequest.newBuilder().setId("silent1").build(), Duration.ofSeconds(1)));
+            assertEquals(Code.DEADLINE_EXCEEDED, late.code(), late.getMessage());
+            client.call(AgentMethods.Containers.INSPECT, InspectContainerRequest.newBuilder().setId("c1").build(), Duration.ZERO);
+        }
+        // the agent saw the caller's second (less what the way took), not an endless call from the
+        // monitor; a call with no deadline stays one
+        Duration left = guest.inspectDeadlines.getFirst().orElseThrow();
+        assertTrue(left.compareTo(Duration.ofSeconds(1)) <= 0 && !left.isZero(), left.toString());
+        assertTrue(guest.inspectDeadlines.get(1).isEmpty(), guest.inspectDeadlines.toString());
+    }
+
+    @Test
     void sharedDirectoriesArePluggedBeforeTheDiskAndUnpluggedWithTheContainerOrAFailedCreate() throws Exception {
         monitor = PodMonitor.start(root, pod, vm, FAST);
         try (AgentClient client = link(new AtomicInteger()).connect("p1")) {

@@ -49,6 +49,8 @@ final class StandInGuest implements AutoCloseable {
     /** AddSwap calls, and Configure/AddSwap/Create in the order they came. */
     final List<String> swaps = new CopyOnWriteArrayList<>();
     final List<String> calls = new CopyOnWriteArrayList<>();
+    /** The time each Inspect had left when it arrived (empty: its caller set no deadline). */
+    final List<java.util.Optional<Duration>> inspectDeadlines = new CopyOnWriteArrayList<>();
     final List<String> removed = new CopyOnWriteArrayList<>();
     /** Stop calls, as "ID:grace in ms". */
     final List<String> stops = new CopyOnWriteArrayList<>();
@@ -102,6 +104,7 @@ final class StandInGuest implements AutoCloseable {
                 .register(AgentMethods.Containers.LIST, (ctx, q) -> ListContainersResponse.newBuilder()
                         .addContainers(ContainerInfo.newBuilder().setId("c1").setState(ContainerState.CONTAINER_STATE_RUNNING)).build())
                 .register(AgentMethods.Containers.INSPECT, (ctx, q) -> {
+                    inspectDeadlines.add(ctx.remaining());
                     if (q.getId().startsWith("missing") || removed.contains(q.getId())) {
                         throw new RpcException(Code.NOT_FOUND, "container \"" + q.getId() + "\" does not exist");
                     }
