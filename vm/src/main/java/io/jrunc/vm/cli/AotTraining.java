@@ -51,10 +51,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * "run", the calls that make and remove a container in a running pod (run --rm, create, start, rm).
  * No VM boots at build time: the pod's monitor is a stand-in served from this JVM on the pod's
  * monitor.sock, answering the monitor's and the agent's methods as a pod with its containers would,
- * and the pod's recorded "qemu" is this process, so the CLI takes the pod for running. Not a test:
- * what it asserts is nothing; what matters is which classes the calls load and link. Two caches, not
- * one, because a JVM loads every class of its cache at start: a read-only call needs about 1300 classes,
- * a run about 3000. Usage: AotTraining [read|run] WORKDIR (made, then removed).
+ * and the pod's recorded "qemu" is this process, so the CLI takes the pod for running. A third,
+ * "files", the calls that read state files only (no monitor in it), on a state "prepare-files" wrote
+ * in a JVM of its own before. Not a test:
+ * what it asserts is nothing; what matters is which classes the calls load and link. Three caches, not
+ * one, because a JVM loads every class of its cache at start: a call that reads files needs fewer than
+ * one that asks the monitor, which needs fewer than a run. Usage: AotTraining [read|run|files] WORKDIR
+ * (made, then removed); AotTraining prepare-files WORKDIR before "files".
  */
 public final class AotTraining {
     private AotTraining() {
@@ -64,11 +67,16 @@ public final class AotTraining {
         String workload = args.length > 1 ? args[0] : "read";
         Path work = Path.of(args[args.length - 1]).toAbsolutePath();
         Files.createDirectories(work);
+        if (workload.equals("prepare-files")) {
+            prepareFiles(work);
+            System.exit(0);
+        }
         try {
             switch (workload) {
                 case "read" -> trainReading(work);
                 case "run" -> trainRunning(work);
-                default -> throw new IllegalArgumentException("workload " + workload + ": read or run");
+                case "files" -> trainFiles(work);
+                default -> throw new IllegalArgumentException("workload " + workload + ": read, run or files");
             }
         } finally {
             StateRoot.removeTree(work);
@@ -97,6 +105,52 @@ public final class AotTraining {
             for (int i = 0; i < 3; i++) {
                 reads(root);
             }
+        }
+    }
+
+    /**
+     * The calls that read state files and ask no monitor: `ls` and `pod ls` on an empty root, `pod ls`
+     * with a pod that runs and one that never booted, `logs`, and `inspect` and `pod inspect` of what
+     * does not run, on the state {@link #prepareFiles} wrote. No monitor answers here, so none of
+     * protobuf's or ttRPC's classes land in this cache, nor, since the state was written by another
+     * JVM, the object mapper's that writing records takes: a call that loads it starts that much sooner.
+     */
+    private static void trainFiles(Path work) {
+        String empty = work.resolve("empty").toString();
+        String root = work.resolve("root").toString();
+        for (int i = 0; i < 3; i++) {
+            cli("--root", empty, "ls");
+            cli("--root", empty, "ls", "--format", "json");
+            cli("--root", empty, "pod", "ls");
+            cli("--root", empty, "pod", "ls", "--format", "json");
+            cli("--root", empty, "inspect", "none");
+            cli("--root", root, "pod", "ls");
+            cli("--root", root, "pod", "ls", "--format", "json");
+            cli("--root", root, "logs", "c-train");
+            cli("--root", root, "logs", "c-idle");
+            cli("--root", root, "inspect", "c-idle");
+            cli("--root", root, "pod", "inspect", "idle");
+        }
+    }
+
+    /**
+     * The state {@link #trainFiles} reads, written by a JVM of its own before the training one: an
+     * empty root, and a root with a pod that never booted and one that runs, each with a container and
+     * its output. The running pod's "qemu" is this JVM's parent (the build's shell, which runs the
+     * training JVM next and outlives it).
+     */
+    private static void prepareFiles(Path work) throws Exception {
+        Files.createDirectories(work.resolve("empty"));
+        StateRoot state = new StateRoot(work.resolve("root"));
+        ProcessHandle shell = ProcessHandle.current().parent().orElseThrow();
+        state.write(PodRecord.created("idle", false, PodRecord.Config.of(1, 512L << 20, "idle")));
+        state.write(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train"))
+                .withVm(new PodRecord.Vm(shell.pid(), shell.info().startInstant().orElseThrow().toEpochMilli(), "sha256:training")));
+        for (String pod : new String[] {"idle", "train"}) {
+            String c = "c-" + pod;
+            state.write(new ContainerRecord(c, pod, work.toString(), "jr0000000000000000", List.of("sleep", "1"),
+                    System.currentTimeMillis(), pod.equals("idle") ? "stopped" : "running", 0));
+            Files.writeString(state.containerDir(pod, c).resolve("stdout.log"), "hello\n");
         }
     }
 
