@@ -120,13 +120,14 @@ render-vm-launcher = sed -e 's|@JAVA@|$(JAVA_HOME)/bin/java|' -e 's|@VM_JVM_FLAG
 # picocli's classes are version 49, which no AOT cache holds: scripts/class-version.java raises them
 # (with stack maps) before the caches are trained.
 # vm-aot-cache(lib dir, launcher): LIB/jrunc-vm-read.aot, LIB/jrunc-vm-run.aot and
-# LIB/jrunc-vm-files.aot from io.jrunc.vm.cli.AotTraining (the read-only calls, and the calls that make
-# and remove a container, against a stand-in pod monitor, docs/PERFORMANCE.md "With a pod running"; the
-# calls that read state files only, on a state another JVM wrote first) with the launcher's flags and
-# class path; scripts/jrunc-vm.in says which call takes which. A call without its cache runs without.
+# LIB/jrunc-vm-files.aot from io.jrunc.vm.cli.AotTraining with the launcher's flags and class path: the
+# read-only calls, and the calls that make and remove a container, against a stand-in pod monitor
+# (docs/PERFORMANCE.md "With a pod running"), and the calls that read state files only; the first and
+# the last on a state another JVM wrote first. scripts/jrunc-vm.in says which call takes which. A call
+# without its cache runs without.
 vm-aot-cache = rm -f $(1)/jrunc-vm*.aot; for w in read run files; do d=$$(mktemp -d /tmp/jrunc-vm-aot.XXXXXX); \
-	{ [ $$w != files ] || $(JAVA_HOME)/bin/java $(VM_JVM_FLAGS) -Xlog:disable -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.vm.cli.AotTraining \
-	  prepare-files $$d/work; } && $(JAVA_HOME)/bin/java $(VM_JVM_FLAGS) -Xlog:disable -XX:AOTCacheOutput=$(1)/jrunc-vm-$$w.aot \
+	{ [ $$w = run ] || $(JAVA_HOME)/bin/java $(VM_JVM_FLAGS) -Xlog:disable -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.vm.cli.AotTraining \
+	  prepare-$$w $$d/work; } && $(JAVA_HOME)/bin/java $(VM_JVM_FLAGS) -Xlog:disable -XX:AOTCacheOutput=$(1)/jrunc-vm-$$w.aot \
 	  -cp "$$(sed -n 's|^cp=||p' $(2))" io.jrunc.vm.cli.AotTraining $$w $$d/work >$(BUILD)/vm-aot-train-$$w.log 2>&1 \
 	  || { echo "no AOT cache for jrunc-vm's $$w calls: see $(BUILD)/vm-aot-train-$$w.log"; rm -f $(1)/jrunc-vm-$$w.aot; }; rm -rf $$d; done
 

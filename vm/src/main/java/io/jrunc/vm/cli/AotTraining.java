@@ -53,11 +53,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * monitor.sock, answering the monitor's and the agent's methods as a pod with its containers would,
  * and the pod's recorded "qemu" is this process, so the CLI takes the pod for running. A third,
  * "files", the calls that read state files only (no monitor in it), on a state "prepare-files" wrote
- * in a JVM of its own before. Not a test:
+ * in a JVM of its own before, as "prepare-read" writes the state of "read". Not a test:
  * what it asserts is nothing; what matters is which classes the calls load and link. Three caches, not
  * one, because a JVM loads every class of its cache at start: a call that reads files needs fewer than
  * one that asks the monitor, which needs fewer than a run. Usage: AotTraining [read|run|files] WORKDIR
- * (made, then removed); AotTraining prepare-files WORKDIR before "files".
+ * (made, then removed), after AotTraining prepare-read|prepare-files WORKDIR for the first and the last.
  */
 public final class AotTraining {
     private AotTraining() {
@@ -67,8 +67,12 @@ public final class AotTraining {
         String workload = args.length > 1 ? args[0] : "read";
         Path work = Path.of(args[args.length - 1]).toAbsolutePath();
         Files.createDirectories(work);
-        if (workload.equals("prepare-files")) {
-            prepareFiles(work);
+        if (workload.startsWith("prepare-")) {
+            switch (workload) {
+                case "prepare-files" -> prepareFiles(work);
+                case "prepare-read" -> prepareReading(work);
+                default -> throw new IllegalArgumentException("workload " + workload + ": prepare-read or prepare-files");
+            }
             System.exit(0);
         }
         try {
@@ -85,22 +89,17 @@ public final class AotTraining {
     }
 
     /**
-     * The read-only calls with a pod that never booted and a running pod with its containers. The
-     * state is written here, not by the CLI's create, so that no creating code lands in this cache (a
-     * JVM loads every class of its cache at start); an empty root is not trained: the launcher runs
-     * without the cache there.
+     * The read-only calls with a pod that never booted and a running pod with its containers, on the
+     * state {@link #prepareReading} wrote in a JVM of its own (so that neither creating code nor the
+     * object mapper that writing records takes lands in this cache: a JVM loads every class of its
+     * cache at start). The running pod's monitor is a stand-in served from this JVM.
      */
     private static void trainReading(Path work) throws Exception {
         String root = work.resolve("root").toString();
         StateRoot state = new StateRoot(Path.of(root));
-        state.write(PodRecord.created("idle", false, PodRecord.Config.of(1, 512L << 20, "idle")));
-        state.write(running(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train"))));
         try (StandInMonitor monitor = new StandInMonitor(PodMonitor.socket(state, "train"))) {
             for (String c : new String[] {"c1", "c2"}) {
-                state.write(new ContainerRecord(c, "train", work.toString(), "jr0000000000000000", List.of("sleep", "1"),
-                        System.currentTimeMillis(), "running", 0));
                 monitor.containers.put(c, ContainerState.CONTAINER_STATE_RUNNING);
-                Files.writeString(state.containerDir("train", c).resolve("stdout.log"), "hello\n");
             }
             for (int i = 0; i < 3; i++) {
                 reads(root);
@@ -134,6 +133,22 @@ public final class AotTraining {
     }
 
     /**
+     * The state {@link #trainReading} reads: the pod "idle" that never booted, and "train", running,
+     * with the containers c1 and c2 and their output. Its "qemu" is this JVM's parent, as in
+     * {@link #prepareFiles}.
+     */
+    private static void prepareReading(Path work) throws Exception {
+        StateRoot state = new StateRoot(work.resolve("root"));
+        state.write(PodRecord.created("idle", false, PodRecord.Config.of(1, 512L << 20, "idle")));
+        state.write(runningAs(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train")), buildShell()));
+        for (String c : new String[] {"c1", "c2"}) {
+            state.write(new ContainerRecord(c, "train", work.toString(), "jr0000000000000000", List.of("sleep", "1"),
+                    System.currentTimeMillis(), "running", 0));
+            Files.writeString(state.containerDir("train", c).resolve("stdout.log"), "hello\n");
+        }
+    }
+
+    /**
      * The state {@link #trainFiles} reads, written by a JVM of its own before the training one: an
      * empty root, and a root with a pod that never booted and one that runs, each with a container and
      * its output. The running pod's "qemu" is this JVM's parent (the build's shell, which runs the
@@ -142,10 +157,8 @@ public final class AotTraining {
     private static void prepareFiles(Path work) throws Exception {
         Files.createDirectories(work.resolve("empty"));
         StateRoot state = new StateRoot(work.resolve("root"));
-        ProcessHandle shell = ProcessHandle.current().parent().orElseThrow();
         state.write(PodRecord.created("idle", false, PodRecord.Config.of(1, 512L << 20, "idle")));
-        state.write(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train"))
-                .withVm(new PodRecord.Vm(shell.pid(), shell.info().startInstant().orElseThrow().toEpochMilli(), "sha256:training")));
+        state.write(runningAs(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train")), buildShell()));
         for (String pod : new String[] {"idle", "train"}) {
             String c = "c-" + pod;
             state.write(new ContainerRecord(c, pod, work.toString(), "jr0000000000000000", List.of("sleep", "1"),
@@ -203,8 +216,17 @@ public final class AotTraining {
 
     /** The pod as running, its "qemu" this JVM (the CLI checks the pid and its start time). */
     private static PodRecord running(PodRecord pod) {
-        ProcessHandle self = ProcessHandle.current();
-        return pod.withVm(new PodRecord.Vm(self.pid(), self.info().startInstant().orElseThrow().toEpochMilli(), "sha256:training"));
+        return runningAs(pod, ProcessHandle.current());
+    }
+
+    /** The pod as running, its "qemu" {@code process}. */
+    private static PodRecord runningAs(PodRecord pod, ProcessHandle process) {
+        return pod.withVm(new PodRecord.Vm(process.pid(), process.info().startInstant().orElseThrow().toEpochMilli(), "sha256:training"));
+    }
+
+    /** This JVM's parent: the build's shell, which runs the training JVM next and outlives it. */
+    private static ProcessHandle buildShell() {
+        return ProcessHandle.current().parent().orElseThrow();
     }
 
     /** One call as the launcher makes it, its output dropped; its exit code and error in the build's log. */
