@@ -58,8 +58,8 @@ public final class TtrpcClient implements AutoCloseable {
     private void start() throws RpcException {
         byte[] nonce = options.synchronise() ? Sync.newNonce() : null;
         // a platform thread, not a virtual one: a virtual thread blocked on a socket starts the JDK's
-        // poller, a thread that stays in epoll_wait for the JVM's life, and a JVM's exit waits 300 ms for
-        // a thread in native code to block (a short-lived CLI paid that on every call that connected);
+        // poller, a thread that stays in epoll_wait for the JVM's life, and a JVM's exit waits 300 ms on
+        // such a thread (a short-lived CLI paid that on every call that connected);
         // this one's read returns when close() closes the stream, and it ends before the exit
         Thread.ofPlatform().daemon().name("ttrpc-client-reader").start(() -> readLoop(nonce));
         if (nonce == null) {
