@@ -527,7 +527,7 @@ public final class Pods {
         long swapBytes = pod.config().swapBytes();
         out.put("memory", Sizes.format(pod.config().memoryBytes()));
         out.put("vmMemoryMiB", QemuCommand.vmMemoryMiB(pod.config().memoryBytes()));
-        out.put("vmCpus", QemuCommand.vmCpus(pod.config().cpus()));
+        out.put("vmCpus", QemuCommand.vmCpus(pod.config().cpus(), QemuCommand.kvmAvailable()));
         if (swapBytes > 0 && !running(pod)) {
             out.putObject("swap").put("size", Sizes.format(swapBytes)).put("sizeBytes", swapBytes);
         }

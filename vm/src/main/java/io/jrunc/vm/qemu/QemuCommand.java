@@ -87,20 +87,23 @@ public final class QemuCommand {
     }
 
     /**
-     * The VM's CPUs: the pod's, and one more for the agent while the host has more CPUs than the pod
-     * (the agent gives its containers the first {@code podCpus} alone: ConfigurePodRequest's
+     * The VM's CPUs: the pod's, and under KVM one more for the agent while the host has more CPUs than
+     * the pod (the agent gives its containers the first {@code podCpus} alone: ConfigurePodRequest's
      * container_cpus). A JVM's start, its JIT and the guest's module loading then run beside the
-     * containers and beside the agent's own calls: under emulation a one-CPU pod's first Create took
-     * 2.1-4.4 s, and 1.1-1.8 s with the second CPU (docs/PERFORMANCE.md, "A CPU for the agent"). A pod
-     * as large as the host gets no extra CPU: the agent shares.
+     * containers and beside the agent's own calls (under emulation a one-CPU pod's first Create took
+     * 2.1-4.4 s, and 1.1-1.8 s with the second CPU: docs/PERFORMANCE.md, "A CPU for the agent"). Not
+     * under emulation (TCG): there a pod booted with the extra CPU now and then locked up at the agent's
+     * start, both CPUs spinning in the kernel for minutes (the guest's soft-lockup watchdog on its
+     * console), which a one-CPU pod never did. A pod as large as the host gets no extra CPU: the agent
+     * shares.
      */
-    public static int vmCpus(int podCpus) {
-        return vmCpus(podCpus, Runtime.getRuntime().availableProcessors());
+    public static int vmCpus(int podCpus, boolean kvm) {
+        return vmCpus(podCpus, Runtime.getRuntime().availableProcessors(), kvm);
     }
 
-    static int vmCpus(int podCpus, int hostCpus) {
+    static int vmCpus(int podCpus, int hostCpus, boolean kvm) {
         int cpus = Math.max(1, podCpus);
-        return cpus < hostCpus ? cpus + 1 : cpus;
+        return kvm && cpus < hostCpus ? cpus + 1 : cpus;
     }
 
     /** KVM: /dev/kvm is a device (not a file someone left there) that this user may open read-write. */
@@ -133,7 +136,7 @@ public final class QemuCommand {
         List<String> cmd = new ArrayList<>(List.of(BINARY,
                 "-machine", "pc,accel=" + (kvm ? "kvm" : "tcg") + ",memory-backend=" + MEMORY_ID,
                 "-object", "memory-backend-memfd,id=" + MEMORY_ID + ",size=" + mib + "M,share=on",
-                "-smp", Integer.toString(vmCpus(cpus)),
+                "-smp", Integer.toString(vmCpus(cpus, kvm)),
                 "-m", mib + "M",
                 "-nodefaults", "-no-user-config", "-no-reboot",
                 "-display", "none",

@@ -206,12 +206,16 @@ class QmpClientTest {
 
     @Test
     void theVmHasACpuForItsAgentWhileTheHostHasMore() {
-        assertEquals(2, QemuCommand.vmCpus(1, 2));
-        assertEquals(2, QemuCommand.vmCpus(0, 2), "no CPUs named: one, and the agent's");
-        assertEquals(2, QemuCommand.vmCpus(2, 2), "a pod as large as the host: the agent shares");
-        assertEquals(1, QemuCommand.vmCpus(1, 1));
-        assertEquals(5, QemuCommand.vmCpus(4, 8));
-        assertEquals(8, QemuCommand.vmCpus(8, 4), "never fewer than the pod's");
+        assertEquals(2, QemuCommand.vmCpus(1, 2, true));
+        assertEquals(2, QemuCommand.vmCpus(0, 2, true), "no CPUs named: one, and the agent's");
+        assertEquals(2, QemuCommand.vmCpus(2, 2, true), "a pod as large as the host: the agent shares");
+        assertEquals(1, QemuCommand.vmCpus(1, 1, true));
+        assertEquals(5, QemuCommand.vmCpus(4, 8, true));
+        assertEquals(8, QemuCommand.vmCpus(8, 4, true), "never fewer than the pod's");
+        // under emulation, the pod's CPUs alone
+        assertEquals(1, QemuCommand.vmCpus(1, 2, false));
+        assertEquals(1, QemuCommand.vmCpus(0, 8, false));
+        assertEquals(4, QemuCommand.vmCpus(4, 8, false));
     }
 
     @Test
@@ -222,7 +226,7 @@ class QmpClientTest {
         assertTrue(line.contains("-machine pc,accel=tcg,memory-backend=ram0"), line);
         // shared RAM, for vhost-user-fs: the same size as -m
         assertTrue(line.contains("-object memory-backend-memfd,id=ram0,size=" + QemuCommand.vmMemoryMiB(256L << 20) + "M,share=on"), line);
-        assertTrue(line.contains("-smp " + QemuCommand.vmCpus(2)), line);
+        assertTrue(line.contains("-smp 2 "), "TCG: the pod's CPUs alone: " + line);
         assertTrue(line.contains("-cpu max"), "TCG runs the CPU model the agent's caches were trained in: " + line);
         // 256 MiB + 288 MiB fixed + 2% of 256 MiB (5.12, rounded up to a MiB)
         assertEquals(256 + 288 + 6, QemuCommand.vmMemoryMiB(256L << 20));
