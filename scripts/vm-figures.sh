@@ -443,7 +443,7 @@ PY
   awk '{printf "%.3f\n", $1 * 1000}' "$OUT/net-lo-http" > "$OUT/net-lo-connect"; awk '{printf "%.3f\n", $2 * 1000}' "$OUT/net-lo-http" > "$OUT/net-lo-first"
   local pod_s lo_s
   pod_s=$(median < "$OUT/net-pod-s") lo_s=$(median < "$OUT/net-lo-s")
-  echo "machine: $(nproc) cores, $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r); pod: 1 CPU (its VM one more, the agent's, on a host of 2 or more), 512 MiB, qemu user-mode network (libslirp), virtio-net"
+  echo "machine: $(nproc) cores, $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r); pod: 1 CPU (its VM one more, the agent's, under KVM on a host of 2 or more), 512 MiB, qemu user-mode network (libslirp), virtio-net"
   echo "(a) 100 MiB host -> container via published port (s): $(tr '\n' ' ' < "$OUT/net-pod-s") median $pod_s = $(awk -v t="$pod_s" 'BEGIN {printf "%.1f", 100 / t}') MiB/s"
   echo "(a) 100 MiB host -> host over loopback (s):            $(tr '\n' ' ' < "$OUT/net-lo-s") median $lo_s = $(awk -v t="$lo_s" 'BEGIN {printf "%.1f", 100 / t}') MiB/s"
   echo "(b) HTTP GET via published port, connect (ms):     median $(median < "$OUT/net-pod-connect") of $(wc -l < "$OUT/net-pod-connect")"
