@@ -16,7 +16,6 @@ import io.jrunc.agent.api.pb.v1.StartContainerRequest;
 import io.jrunc.agent.api.pb.v1.WaitRequest;
 import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.qemu.VmImage;
-import io.jrunc.vm.state.ContainerRecord;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -117,9 +116,9 @@ public final class BootedPod implements AutoCloseable {
 
     /** Starts a created container's process (its output is the caller's to read). */
     public void start(String container) throws VmException {
-        ContainerRecord c = containers.require(container);
+        containers.require(container);
+        // the monitor records it running, and stopped when it ends
         call("start " + container, AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId(container).build());
-        pods.root().write(c.withState("running", 0));
     }
 
     /** Runs another process in a running container at once; its pid in the guest. */

@@ -5,7 +5,6 @@ import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.pb.v1.CloseStdinRequest;
-import io.jrunc.agent.api.pb.v1.ContainerInfo;
 import io.jrunc.agent.api.pb.v1.ContainerState;
 import io.jrunc.agent.api.pb.v1.ContainerStatsRequest;
 import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
@@ -17,6 +16,7 @@ import io.jrunc.agent.api.pb.v1.WaitRequest;
 import io.jrunc.spec.JsonNodes;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.RpcException;
+import io.jrunc.vm.monitor.MonitorLink;
 import io.jrunc.vm.monitor.MonitorMethods;
 import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.monitor.pb.RemoveContainerRequest;
@@ -233,8 +233,9 @@ public final class Containers {
                     LayerImage.make(LayerImage.file(dir), spec.layerBytes());
                 }
             }
+            int guestPid;
             try (AgentClient monitor = pods.start(pod.name(), launched)) {
-                monitor.call(MonitorMethods.ADD_CONTAINER, addRequest(dir, record, configBytes), timeouts.create());
+                guestPid = monitor.call(MonitorMethods.ADD_CONTAINER, addRequest(dir, record, configBytes), timeouts.create()).getPid();
             } catch (RpcException e) {
                 if (before.active() && !pod.anonymous() && !abortInGuest(pod, record)) {
                     // the guest may yet make it: kept as "creating", which ls shows and rm -f removes
@@ -243,7 +244,7 @@ public final class Containers {
                 }
                 throw agentError("create " + name, e);
             }
-            record = record.withState("created", 0);
+            record = record.created(guestPid);
             root.write(record);
             return record;
         } catch (Kept k) {
@@ -418,8 +419,8 @@ public final class Containers {
             if (!justCreated && stopped(monitor, name)) {
                 createAgain(monitor, c);
             }
+            // the monitor records it running, and stopped when it ends (its ContainerStates)
             monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(name).build(), Duration.ofSeconds(60));
-            root.write(c.withState("running", 0));
             if (!stdinAttached) {
                 closeStdinUnlessTerminal(root, monitor, c, timeouts.query());
             }
@@ -448,7 +449,8 @@ public final class Containers {
         }
         monitor.call(AgentMethods.Containers.REMOVE, io.jrunc.agent.api.pb.v1.RemoveContainerRequest.newBuilder()
                 .setId(c.name()).build(), timeouts.create());
-        monitor.call(AgentMethods.Containers.CREATE, io.jrunc.vm.monitor.PodMonitor.guestCreate(add), timeouts.create());
+        int pid = monitor.call(AgentMethods.Containers.CREATE, io.jrunc.vm.monitor.PodMonitor.guestCreate(add), timeouts.create()).getPid();
+        root.write(c.created(pid));
     }
 
     /**
@@ -600,79 +602,66 @@ public final class Containers {
         }
     }
 
-    /** One container's view: the guest's when its pod runs (the guest is the source of truth), else the record's. */
+    /**
+     * One container's view: its record, which the pod's monitor keeps current while the pod runs
+     * (ContainerStates), so no call to the guest is made; a stopped pod's containers are stopped.
+     */
     public ObjectNode inspect(ContainerRecord c) throws VmException {
         PodRecord pod = pods.require(c.pod());
-        if (!pods.running(pod)) {
-            return view(c, null);
+        if (!monitored(pod)) {
+            return view(c, false);
         }
-        try (AgentClient monitor = pods.connectRunning(pod)) {
-            return view(c, monitor);
-        }
+        return view(root.container(c.pod(), c.name()).orElse(c), true);
     }
 
-    /** The view of {@code c}, asking the guest through {@code monitor} (null: its pod does not run). */
-    private ObjectNode view(ContainerRecord c, AgentClient monitor) throws VmException {
+    /**
+     * Whether the pod runs; a running pod whose monitor died gets a new one first (a connection
+     * starts it), which brings the records up to date from the guest before it serves.
+     */
+    private boolean monitored(PodRecord pod) throws VmException {
+        if (!pods.running(pod)) {
+            return false;
+        }
+        if (!MonitorLink.monitorAlive(root, pod.name())) {
+            pods.connectRunning(pod).close();
+        }
+        return true;
+    }
+
+    /** The view of {@code c} as recorded, its pod running or not. */
+    private ObjectNode view(ContainerRecord c, boolean podRunning) throws VmException {
         ObjectNode out = io.jrunc.vm.state.RecordTrees.of(c);
         out.remove("lastState");
-        if (monitor != null) {
-            try {
-                ContainerInfo info = monitor.call(AgentMethods.Containers.INSPECT,
-                        InspectContainerRequest.newBuilder().setId(c.name()).build(), timeouts.query()).getContainer();
-                out.put("state", stateName(info));
-                out.put("pid", info.getPid());
-                if (info.hasExit()) {
-                    out.put("exitCode", info.getExit().getCode());
-                }
-            } catch (RpcException e) {
-                if (e.code() != Code.NOT_FOUND) {
-                    throw new VmException("container " + c.name() + ": status query failed: " + e.getMessage(), e);
-                }
-                // not in the guest: ended, or a create that never finished (a killed or timed-out call)
-                out.put("state", "creating".equals(c.lastState()) ? "creating" : "stopped");
-            }
+        if (podRunning) {
+            out.put("state", c.lastState());
         } else {
             out.put("state", "creating".equals(c.lastState()) ? "creating" : "stopped");
+            out.remove("pid");
         }
         out.put("logs", root.containerDir(c.pod(), c.name()).toString());
         return out;
     }
 
-    static String stateName(ContainerInfo info) {
-        return switch (info.getState()) {
-            case CONTAINER_STATE_CREATED -> "created";
-            case CONTAINER_STATE_RUNNING -> info.getFrozen() ? "paused" : "running";
-            case CONTAINER_STATE_STOPPED -> "stopped";
-            default -> "unknown";
-        };
-    }
-
-    /**
-     * Every container's view, in the order of {@link StateRoot#containers()}. One connection to each
-     * running pod's monitor serves all of its containers' queries: a connection costs two round trips
-     * of its own (the agent's version, the monitor's status), which per container made `ls` grow by
-     * three round trips a container.
-     */
+    /** Every container's view, as {@link #inspect} makes it, from the records alone. */
     public List<ObjectNode> list() throws VmException {
         List<ContainerRecord> all = root.containers();
-        Map<String, AgentClient> monitors = new HashMap<>();
-        try {
-            List<ObjectNode> out = new ArrayList<>();
-            for (ContainerRecord c : all) {
-                if (!monitors.containsKey(c.pod())) {
-                    PodRecord pod = pods.require(c.pod());
-                    monitors.put(c.pod(), pods.running(pod) ? pods.connectRunning(pod) : null);
-                }
-                out.add(view(c, monitors.get(c.pod())));
-            }
-            return out;
-        } finally {
-            for (AgentClient m : monitors.values()) {
-                if (m != null) {
-                    m.close();
-                }
+        Map<String, Boolean> running = new HashMap<>();
+        boolean monitorStarted = false;
+        for (ContainerRecord c : all) {
+            if (!running.containsKey(c.pod())) {
+                PodRecord pod = pods.require(c.pod());
+                monitorStarted |= pods.running(pod) && !MonitorLink.monitorAlive(root, pod.name());
+                running.put(c.pod(), monitored(pod));
             }
         }
+        if (monitorStarted) {
+            all = root.containers(); // as the new monitor brought them up to date
+        }
+        List<ObjectNode> out = new ArrayList<>();
+        for (ContainerRecord c : all) {
+            out.add(view(c, running.getOrDefault(c.pod(), false)));
+        }
+        return out;
     }
 
     public Path logFile(ContainerRecord c, String stream) throws VmException {

@@ -290,9 +290,9 @@ public final class Pods {
                 if (!"created".equals(c.lastState())) {
                     continue; // not re-created: recreate() said why, or it is still being made by another call
                 }
+                // recorded running by the monitor
                 monitor.call(MonitorMethods.START_CONTAINER, StartContainerRequest.newBuilder().setId(c.name()).build(),
                         Duration.ofSeconds(60));
-                root.write(c.withState("running", 0));
                 Containers.closeStdinUnlessTerminal(root, monitor, c, Duration.ofSeconds(30));
                 started.add(c.name());
             }
@@ -327,9 +327,9 @@ public final class Pods {
             }
             Path dir = root.containerDir(pod, c.name());
             try {
-                monitor.call(MonitorMethods.ADD_CONTAINER, Containers.addRequest(dir, c, Files.readAllBytes(dir.resolve("config.json"))),
-                        Duration.ofSeconds(120));
-                root.write(c.withState("created", 0));
+                int pid = monitor.call(MonitorMethods.ADD_CONTAINER, Containers.addRequest(dir, c,
+                        Files.readAllBytes(dir.resolve("config.json"))), Duration.ofSeconds(120)).getPid();
+                root.write(c.created(pid));
             } catch (RpcException e) {
                 if (e.code() != io.jrunc.ttrpc.Code.ALREADY_EXISTS) {
                     failed.add(c.name() + " (" + e.getMessage() + ")");

@@ -279,10 +279,29 @@ class PodVmTest {
             Thread.sleep(300);
         }
         assertEquals("running", state("sig"), () -> "not running after 120 s; the pod's console, last lines:\n" + consoleTail());
+        // pause and unpause: what ls and inspect say comes from the record the monitor keeps
+        ok("pause", "sig");
+        assertEquals("paused", state("sig"));
+        ok("unpause", "sig");
+        assertEquals("running", state("sig"));
         ok("kill", "-s", "KILL", "sig");
         assertTrue(run.waitFor(60, TimeUnit.SECONDS), "run ended when its container was killed");
         assertEquals(128 + 9, run.exitValue());
         ok("rm", "sig");
+
+        // a container that ends by itself with no caller waiting for it (create, start): the monitor's
+        // Wait in the guest records it stopped with its code
+        ok("create", "--pod", POD, "--name", "ends", bundle.toString(), "sh", "-c", "exit 3");
+        ok("start", "ends");
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!"stopped".equals(state("ends")) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        JsonNode ends = JSON.readTree(ok("inspect", "ends").out());
+        assertEquals("stopped", ends.path("state").asText(), ends.toString());
+        assertEquals(3, ends.path("exitCode").asInt(), ends.toString());
+        assertEquals(0, ends.path("pid").asInt(), ends.toString());
+        ok("rm", "ends");
     }
 
     /** The last 30 lines of the pod's console (the agent's log), for a failure's message. */

@@ -39,10 +39,12 @@ class VmLauncherCachesTest {
         Path pod = Files.createDirectories(root.resolve("pods").resolve("p1"));
         assertEquals("files", cache(root, "ls"));
         assertEquals("files", cache(root, "pod", "inspect", "p1"));
-        // a pod with a monitor: the calls that ask it take the read cache; pod ls and logs never ask
+        // a pod with a monitor: the calls that ask it for the guest's figures take the read cache; ls,
+        // inspect, pod ls and logs read the records the monitor keeps
         Files.createFile(pod.resolve("monitor.sock"));
-        assertEquals("read", cache(root, "ls"));
-        assertEquals("read", cache(root, "inspect", "c1"));
+        assertEquals("files", cache(root, "ls"));
+        assertEquals("files", cache(root, "ps"));
+        assertEquals("files", cache(root, "inspect", "c1"));
         assertEquals("read", cache(root, "stats", "c1"));
         assertEquals("read", cache(root, "pod", "inspect", "p1"));
         assertEquals("files", cache(root, "pod", "ls"));

@@ -44,15 +44,16 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The workloads the build trains jrunc-vm's two AOT caches on (`make launcher-vm`, each under
+ * The workloads the build trains jrunc-vm's three AOT caches on (`make launcher-vm`, each under
  * -XX:AOTCacheOutput with the launcher's flags and class path), in this one JVM, through
- * {@link Main#run} as the launcher runs them: "read", the read-only calls (ls, pod ls, inspect, pod
- * inspect, logs, stats) on a root with a pod that never booted and a running pod with two containers;
+ * {@link Main#run} as the launcher runs them: "read", the calls that ask a running pod's monitor for
+ * the guest's figures (stats, pod inspect) on a root with a pod that never booted and a running pod;
  * "run", the calls that make and remove a container in a running pod (run --rm, create, start, rm).
  * No VM boots at build time: the pod's monitor is a stand-in served from this JVM on the pod's
  * monitor.sock, answering the monitor's and the agent's methods as a pod with its containers would,
  * and the pod's recorded "qemu" is this process, so the CLI takes the pod for running. A third,
- * "files", the calls that read state files only (no monitor in it), on a state "prepare-files" wrote
+ * "files", the calls that read state files only (ls, inspect, pod ls, logs: no monitor answers in
+ * it, though the running pod's monitor lock is held, as a live monitor holds it), on a state "prepare-files" wrote
  * in a JVM of its own before, as "prepare-read" writes the state of "read". Not a test:
  * what it asserts is nothing; what matters is which classes the calls load and link. Three caches, not
  * one, because a JVM loads every class of its cache at start: a call that reads files needs fewer than
@@ -89,7 +90,7 @@ public final class AotTraining {
     }
 
     /**
-     * The read-only calls with a pod that never booted and a running pod with its containers, on the
+     * The calls that ask a running pod's monitor, with a pod that never booted and a running pod with its containers, on the
      * state {@link #prepareReading} wrote in a JVM of its own (so that neither creating code nor the
      * object mapper that writing records takes lands in this cache: a JVM loads every class of its
      * cache at start). The running pod's monitor is a stand-in served from this JVM.
@@ -108,15 +109,26 @@ public final class AotTraining {
     }
 
     /**
-     * The calls that read state files and ask no monitor: `ls` and `pod ls` on an empty root, `pod ls`
-     * with a pod that runs and one that never booted, `logs`, and `inspect` and `pod inspect` of what
-     * does not run, on the state {@link #prepareFiles} wrote. No monitor answers here, so none of
-     * protobuf's or ttRPC's classes land in this cache, nor, since the state was written by another
-     * JVM, the object mapper's that writing records takes: a call that loads it starts that much sooner.
+     * The calls that read state files and ask no monitor: `ls` and `pod ls` on an empty root, `ls`,
+     * `pod ls`, `logs` and `inspect` with a pod that runs (its monitor's lock held here, as a live
+     * monitor holds it, so the CLI reads the records that monitor keeps) and one that never booted, and
+     * `pod inspect` of what does not run, on the state {@link #prepareFiles} wrote. No monitor answers
+     * here, so none of protobuf's or ttRPC's classes land in this cache, nor, since the state was written
+     * by another JVM, the object mapper's that writing records takes: a call that loads it starts that
+     * much sooner.
      */
-    private static void trainFiles(Path work) {
+    private static void trainFiles(Path work) throws IOException {
         String empty = work.resolve("empty").toString();
         String root = work.resolve("root").toString();
+        try (java.nio.channels.FileChannel lock = java.nio.channels.FileChannel.open(
+                work.resolve("root/pods/train/monitor.lock"), java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            lock.lock();
+            filesCalls(empty, root);
+        }
+    }
+
+    private static void filesCalls(String empty, String root) {
         for (int i = 0; i < 3; i++) {
             cli("--root", empty, "ls");
             cli("--root", empty, "ls", "--format", "json");
@@ -128,6 +140,9 @@ public final class AotTraining {
             cli("--root", root, "logs", "c-train");
             cli("--root", root, "logs", "c-idle");
             cli("--root", root, "inspect", "c-idle");
+            cli("--root", root, "ls");
+            cli("--root", root, "ls", "--format", "json");
+            cli("--root", root, "inspect", "c-train");
             cli("--root", root, "pod", "inspect", "idle");
         }
     }
@@ -201,17 +216,11 @@ public final class AotTraining {
         return dir;
     }
 
-    /** Every read-only call on a root with the pods "idle" (never booted) and "train" (running, c1 in it). */
+    /** The calls that ask the running pod's monitor, on a root with the pods "idle" (never booted) and "train" (running, c1 in it). */
     private static void reads(String root) {
-        cli("--root", root, "ls");
-        cli("--root", root, "ls", "--format", "json");
-        cli("--root", root, "pod", "ls");
-        cli("--root", root, "pod", "ls", "--format", "json");
-        cli("--root", root, "inspect", "c1");
         cli("--root", root, "pod", "inspect", "train");
         cli("--root", root, "pod", "inspect", "idle");
         cli("--root", root, "stats", "c1");
-        cli("--root", root, "logs", "c1");
     }
 
     /** The pod as running, its "qemu" this JVM (the CLI checks the pid and its start time). */

@@ -84,6 +84,8 @@ public final class PodMonitor implements AutoCloseable {
     private final Path socket;
     /** One AddContainer or RemoveContainer at a time per container: a removal waits for a create. */
     private final ContainerLocks containerLocks = new ContainerLocks();
+    /** Each container's state, kept in its container.json. */
+    private final ContainerStates states;
     /** Shutdown calls not yet answered: the monitor waits for them before it closes the socket. */
     private final java.util.concurrent.atomic.AtomicInteger shutdowns = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -93,6 +95,7 @@ public final class PodMonitor implements AutoCloseable {
         this.vm = vm;
         this.agent = agent;
         this.logs = new OutputLogs(c -> root.containerDir(pod.name(), c));
+        this.states = new ContainerStates(root, pod.name(), agent, containerLocks);
         this.server = new TtrpcServer(dispatcher(), ServerOptions.DEFAULTS);
         this.socket = socket(root, pod.name());
         Files.deleteIfExists(socket);
@@ -135,6 +138,8 @@ public final class PodMonitor implements AutoCloseable {
                         || (c.getState() == ContainerState.CONTAINER_STATE_STOPPED && c.getStartedAtNanos() != 0)) {
                     monitor.logs.follow(agent, c.getId());
                 }
+                // what changed while no monitor ran (this one takes over a running VM)
+                monitor.states.reconcile(c);
             }
             Thread.ofVirtual().name("monitor-accept").start(() -> {
                 try {
@@ -182,11 +187,29 @@ public final class PodMonitor implements AutoCloseable {
 
     private Dispatcher dispatcher() {
         Dispatcher d = new Dispatcher();
+        java.util.Set<Method<?, ?>> own = java.util.Set.of(AgentMethods.VERSION, AgentMethods.Containers.START,
+                AgentMethods.Containers.PAUSE, AgentMethods.Containers.RESUME);
         for (Method<?, ?> m : MonitorMethods.agentMethods()) {
-            if (!m.equals(AgentMethods.VERSION)) {
+            if (!own.contains(m)) {
                 passThrough(d, m);
             }
         }
+        // the calls that change a container's state are passed on and recorded (ContainerStates)
+        d.register(AgentMethods.Containers.START, (ctx, q) -> {
+            var r = agent.call(AgentMethods.Containers.START, q, deadline(ctx));
+            states.started(q.getId());
+            return r;
+        });
+        d.register(AgentMethods.Containers.PAUSE, (ctx, q) -> {
+            var r = agent.call(AgentMethods.Containers.PAUSE, q, deadline(ctx));
+            states.frozen(q.getId(), true);
+            return r;
+        });
+        d.register(AgentMethods.Containers.RESUME, (ctx, q) -> {
+            var r = agent.call(AgentMethods.Containers.RESUME, q, deadline(ctx));
+            states.frozen(q.getId(), false);
+            return r;
+        });
         // every client's connect asks the version first: the monitor answers with what its own connect
         // got from this agent (the agent's version does not change while it runs), so a CLI call does
         // not wait for a round trip through the guest before its first real call
@@ -212,6 +235,7 @@ public final class PodMonitor implements AutoCloseable {
         d.register(MonitorMethods.START_CONTAINER, (ctx, q) -> {
             agent.call(AgentMethods.Containers.START, StartContainerRequest.newBuilder().setId(q.getId()).build());
             logs.follow(agent, q.getId());
+            states.started(q.getId());
             return StartContainerResponse.getDefaultInstance();
         });
         d.register(MonitorMethods.AWAIT_OUTPUT, (ctx, q) -> AwaitOutputResponse.newBuilder()
@@ -323,6 +347,7 @@ public final class PodMonitor implements AutoCloseable {
     private void removeContainer(String id, boolean force, String serial, String layerSerial, List<String> shareTags)
             throws RpcException {
         long began = System.nanoTime();
+        states.removed(id);
         try {
             agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId(id).setForce(force).build());
         } catch (RpcException e) {
@@ -407,8 +432,12 @@ public final class PodMonitor implements AutoCloseable {
      * that hangs) ends for the monitor when it ends for its caller, rather than holding a thread for ever.
      */
     private <Q extends Message, R extends Message> void passThrough(Dispatcher d, Method<Q, R> m) {
-        d.register(m, (ctx, q) -> agent.call(m, q, ctx.remaining().map(left -> left.isZero() ? Duration.ofNanos(1) : left)
-                .orElse(Duration.ZERO)));
+        d.register(m, (ctx, q) -> agent.call(m, q, deadline(ctx)));
+    }
+
+    /** The caller's time left as the agent call's timeout: none when it set no deadline, 1 ns when it has passed. */
+    private static Duration deadline(CallContext ctx) {
+        return ctx.remaining().map(left -> left.isZero() ? Duration.ofNanos(1) : left).orElse(Duration.ZERO);
     }
 
     private void detachQuietly(List<String> serials) {

@@ -28,7 +28,7 @@ public final class RecordTrees {
             shares.addObject().put("tag", s.tag()).put("hostPath", s.hostPath()).put("containerPath", s.containerPath())
                     .put("readOnly", s.readOnly());
         }
-        return o;
+        return o.put("pid", c.pid());
     }
 
     public static ObjectNode of(PodRecord p) {

@@ -43,7 +43,8 @@ final class StateFiles {
             }
         }
         return new ContainerRecord(string(o, "name"), string(o, "pod"), string(o, "bundle"), string(o, "serial"),
-                strings(o, "args"), number(o, "createdAt"), string(o, "lastState"), (int) number(o, "exitCode"), shares);
+                strings(o, "args"), number(o, "createdAt"), string(o, "lastState"), (int) number(o, "exitCode"), shares,
+                (int) number(o, "pid"));
     }
 
     private static PodRecord.Network network(Object value) throws IOException {

@@ -186,8 +186,32 @@ public final class StateRoot {
         return Optional.empty();
     }
 
+    /** The container {@code name} of {@code pod}, if it has a state file. */
+    public Optional<ContainerRecord> container(String pod, String name) throws VmException {
+        return read(containerDir(pod, name).resolve("container.json"), StateFiles::container);
+    }
+
     public void write(ContainerRecord container) throws VmException {
         write(containerDir(container.pod(), container.name()).resolve("container.json"), container);
+    }
+
+    /**
+     * Rewrites the state file of a container that still has one: false, and nothing written, when its
+     * directory is gone (removed). The monitor's writes: a removal's directory must never come back.
+     */
+    public boolean update(ContainerRecord container) throws VmException {
+        Path file = containerDir(container.pod(), container.name()).resolve("container.json");
+        if (!Files.exists(file)) {
+            return false;
+        }
+        try {
+            replace(file, container);
+            return true;
+        } catch (NoSuchFileException e) {
+            return false; // removed meanwhile
+        } catch (IOException e) {
+            throw new VmException("cannot write " + file + ": " + e.getMessage(), e);
+        }
     }
 
     /** The entries of a directory that can be pods' or containers' (what breaks the name rule is not ours). */
@@ -223,12 +247,26 @@ public final class StateRoot {
         }
     }
 
+    /**
+     * The file's content replaced at once (a rename): a temporary file of this process and thread, since
+     * a container's file has two writers (the CLI and the pod's monitor) that may write at the same time.
+     */
+    private static void replace(Path file, Object value) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + "."
+                + Thread.currentThread().threadId() + ".tmp");
+        try {
+            Files.write(tmp, Json.MAPPER.writeValueAsBytes(value));
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+    }
+
     private static void write(Path file, Object value) throws VmException {
         try {
             Files.createDirectories(file.getParent());
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.write(tmp, Json.MAPPER.writeValueAsBytes(value));
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            replace(file, value);
         } catch (IOException e) {
             throw new VmException("cannot write state file " + file + ": " + e.getMessage(), e);
         }

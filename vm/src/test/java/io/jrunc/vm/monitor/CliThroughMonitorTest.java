@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The container commands end to end on the host: the CLI (in-process) -> the pod monitor -> the
  * stand-in guest (StandInGuest: the protocol's real server with canned agent behaviour, since no VM
  * boots on the build host). The pod's "qemu" is this JVM (its pid and start time in pod.json), so the
- * pod counts as running; the monitor is started in-process by the CLI's starter.
+ * pod counts as running; the monitor is started in-process by the CLI's starter, which takes the
+ * monitor's lock as the monitor's process does (so the CLI finds the monitor alive).
  */
 class CliThroughMonitorTest {
     @TempDir
@@ -32,6 +33,7 @@ class CliThroughMonitorTest {
     StateRoot root;
     StandInGuest guest;
     PodMonitor monitor;
+    java.nio.channels.FileChannel monitorLock;
     int starts;
 
     record Result(int code, String out, String err) {
@@ -53,6 +55,9 @@ class CliThroughMonitorTest {
         if (monitor != null) {
             monitor.close();
         }
+        if (monitorLock != null) {
+            monitorLock.close();
+        }
         guest.close();
     }
 
@@ -69,6 +74,9 @@ class CliThroughMonitorTest {
                     (r, pod) -> {
                         starts++;
                         try {
+                            monitorLock = java.nio.channels.FileChannel.open(root.podDir(pod).resolve("monitor.lock"),
+                                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+                            monitorLock.lock();
                             monitor = PodMonitor.start(root, root.pod(pod).orElseThrow(), new StandInVm(root.podDir(pod).resolve("agent.sock")),
                                     MonitorTest.FAST);
                         } catch (Exception e) {
@@ -127,17 +135,46 @@ class CliThroughMonitorTest {
     }
 
     @Test
-    void lsAsksARunningPodOverOneConnection() throws Exception {
+    void lsAndInspectOfARunningPodReadTheRecordsAndAskTheGuestNothing() throws Exception {
         root.write(new ContainerRecord("c2", "p1", "/bundle", "jr02", List.of("sleep", "9"), 2, "running", 0));
         root.write(new ContainerRecord("created3", "p1", "/bundle", "jr03", List.of("sleep", "9"), 3, "created", 0));
         assertEquals(0, run(null, "inspect", "c1").code(), "the monitor started");
-        int before = guest.versions.get();
+        int versions = guest.versions.get();
+        int inspects = guest.inspectDeadlines.size();
         Result ls = run(null, "ls", "--format", "json");
         assertEquals(0, ls.code(), ls.err());
         assertEquals(2, ls.out().split("\"state\" : \"running\"", -1).length - 1, ls.out());
         assertTrue(ls.out().contains("\"state\" : \"created\""), ls.out());
-        assertEquals(0, guest.versions.get() - before,
-                "the monitor answers a client's Version with its own agent's: connecting costs the guest no call");
+        Result inspect = run(null, "inspect", "c1");
+        assertTrue(inspect.out().contains("\"state\" : \"running\"") && inspect.out().contains("\"pid\" : 7"), inspect.out());
+        assertEquals(0, guest.versions.get() - versions, "no connection to the monitor");
+        assertEquals(0, guest.inspectDeadlines.size() - inspects, "no Inspect in the guest");
+        assertEquals(1, starts);
+    }
+
+    @Test
+    void aContainerThatEndsByItselfIsRecordedStoppedWithItsCode() throws Exception {
+        root.write(new ContainerRecord("ends1", "p1", "/bundle", "jr04", List.of("true"), 4, "created", 0).created(42));
+        java.nio.file.Files.writeString(root.containerDir("p1", "ends1").resolve("config.json"), "{}");
+        assertEquals(0, run(null, "start", "ends1").code());
+        // the monitor's Wait in the guest answers (3 here): no CLI call waited for it
+        String out = "";
+        for (int i = 0; i < 100 && !out.contains("\"state\" : \"stopped\""); i++) {
+            Thread.sleep(50);
+            out = run(null, "inspect", "ends1").out();
+        }
+        assertTrue(out.contains("\"state\" : \"stopped\"") && out.contains("\"exitCode\" : 3") && out.contains("\"pid\" : 0"), out);
+        assertEquals("stopped", root.container("ends1").orElseThrow().lastState());
+    }
+
+    @Test
+    void pauseAndUnpauseAreRecorded() throws Exception {
+        assertEquals(0, run(null, "pause", "c1").code());
+        assertEquals("paused", root.container("c1").orElseThrow().lastState());
+        assertTrue(run(null, "ls").out().contains("paused"));
+        assertEquals(0, run(null, "unpause", "c1").code());
+        assertEquals("running", root.container("c1").orElseThrow().lastState());
+        assertEquals(List.of("pause c1", "resume c1"), guest.freezes);
     }
 
     @Test
@@ -180,5 +217,8 @@ class CliThroughMonitorTest {
         assertEquals(0, run(null, "rm", "-f", "c1").code());
         assertEquals(List.of("c1"), guest.removed);
         assertTrue(root.container("c1").isEmpty());
+        // the monitor's Wait for c1 answered when the removal killed it: its record does not come back
+        Thread.sleep(300);
+        assertTrue(java.nio.file.Files.notExists(root.containerDir("p1", "c1")));
     }
 }

@@ -255,14 +255,14 @@ class MisuseTest {
     }
 
     @Test
-    void aStatusQueryThatTimesOutIsAnErrorNeverAStoppedContainer() throws Exception {
+    void aGuestThatDoesNotAnswerNeverMakesAContainerStopped() throws Exception {
         pod("p1", false);
         qemu("p1");
         ContainerRecord silent = container("silent1", "p1", "running");
         Containers containers = containers(Duration.ofSeconds(5), Duration.ofMillis(500));
-        VmException inspect = assertThrows(VmException.class, () -> containers.inspect(silent));
-        assertTrue(inspect.getMessage().contains("silent1") && inspect.getMessage().contains("status query failed"), inspect.getMessage());
-        assertThrows(VmException.class, containers::list, "ls fails rather than list it as stopped");
+        // ls and inspect read the record the monitor keeps: the guest is not asked
+        assertEquals("running", containers.inspect(silent).path("state").asText());
+        assertEquals("running", containers.list().getFirst().path("state").asText());
         // rm (no -f) asks whether it is merely created: no answer is no licence to remove it
         assertThrows(VmException.class, () -> containers.remove("silent1", false));
         assertTrue(root.container("silent1").isPresent(), "its state is kept");

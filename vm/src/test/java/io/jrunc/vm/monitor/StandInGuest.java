@@ -41,7 +41,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Containers are in the state their id says, as the agent keeps them: "missing..." it does not
  * have, "created..." are created (not started), "stopped..." have stopped, the rest run. Remove without force refuses what is
  * not stopped, as the agent does. "slow..." take {@link #SLOW_CREATE} to create, "refused..." are
- * refused (INVALID_ARGUMENT), and an Inspect of "silent..." is never answered.
+ * refused (INVALID_ARGUMENT), and an Inspect of "silent..." is never answered. A container's process
+ * ends at once when it was created to run echo or true (Wait answers 0) or its id is "ends..." (3);
+ * any other runs until it is stopped (143) or removed (137).
  */
 final class StandInGuest implements AutoCloseable {
     final List<ConfigurePodRequest> configured = new CopyOnWriteArrayList<>();
@@ -54,6 +56,8 @@ final class StandInGuest implements AutoCloseable {
     final List<String> removed = new CopyOnWriteArrayList<>();
     /** Stop calls, as "ID:grace in ms". */
     final List<String> stops = new CopyOnWriteArrayList<>();
+    /** Pause and Resume calls, as "pause ID" and "resume ID". */
+    final List<String> freezes = new CopyOnWriteArrayList<>();
     static final Duration SLOW_CREATE = Duration.ofMillis(1500);
     final List<String> started = new CopyOnWriteArrayList<>();
     private final AtomicBoolean helloSent = new AtomicBoolean();
@@ -102,7 +106,7 @@ final class StandInGuest implements AutoCloseable {
                 .register(AgentMethods.Pod.STATS, (ctx, q) -> io.jrunc.agent.api.pb.v1.PodStatsResponse.newBuilder()
                         .setMemTotalBytes(500L << 20).setMemAvailableBytes(300L << 20).setAgentCgroup("0::/agent").build())
                 .register(AgentMethods.Containers.LIST, (ctx, q) -> ListContainersResponse.newBuilder()
-                        .addContainers(ContainerInfo.newBuilder().setId("c1").setState(ContainerState.CONTAINER_STATE_RUNNING)).build())
+                        .addContainers(ContainerInfo.newBuilder().setId("c1").setState(ContainerState.CONTAINER_STATE_RUNNING).setPid(7)).build())
                 .register(AgentMethods.Containers.INSPECT, (ctx, q) -> {
                     inspectDeadlines.add(ctx.remaining());
                     if (q.getId().startsWith("missing") || removed.contains(q.getId())) {
@@ -156,9 +160,24 @@ final class StandInGuest implements AutoCloseable {
                     for (int i = 0; cat && !stdinClosed.get() && i < 100; i++) {
                         Thread.sleep(50);
                     }
+                    String id = q.getProcess().getContainerId();
+                    int code = !q.getProcess().getExecId().isEmpty() ? 7 : id.startsWith("ends") ? 3 : 0;
+                    if (q.getProcess().getExecId().isEmpty() && !endsAtOnce(id)) {
+                        while (!closed && stops.stream().noneMatch(s -> s.startsWith(id + ":")) && !removed.contains(id)) {
+                            Thread.sleep(20);
+                        }
+                        code = removed.contains(id) ? 137 : 143;
+                    }
                     return io.jrunc.agent.api.pb.v1.WaitResponse.newBuilder()
-                            .setStatus(io.jrunc.agent.api.pb.v1.ExitStatus.newBuilder()
-                                    .setCode(q.getProcess().getExecId().isEmpty() ? 0 : 7)).build();
+                            .setStatus(io.jrunc.agent.api.pb.v1.ExitStatus.newBuilder().setCode(code)).build();
+                })
+                .register(AgentMethods.Containers.PAUSE, (ctx, q) -> {
+                    freezes.add("pause " + q.getId());
+                    return io.jrunc.agent.api.pb.v1.PauseContainerResponse.getDefaultInstance();
+                })
+                .register(AgentMethods.Containers.RESUME, (ctx, q) -> {
+                    freezes.add("resume " + q.getId());
+                    return io.jrunc.agent.api.pb.v1.ResumeContainerResponse.getDefaultInstance();
                 })
                 .register(AgentMethods.Processes.WRITE_STDIN, (ctx, q) -> {
                     stdin.append(q.getData().toStringUtf8());
@@ -204,6 +223,17 @@ final class StandInGuest implements AutoCloseable {
                     }
                     return ReadOutputResponse.newBuilder().setEof(true).build();
                 });
+    }
+
+    /** Whether the container's process ends by itself at once (see the class comment). */
+    private boolean endsAtOnce(String id) {
+        if (id.startsWith("ends")) {
+            return true;
+        }
+        return created.stream().filter(q -> q.getId().equals(id)).reduce((a, b) -> b)
+                .map(q -> q.getOciConfig().toStringUtf8().replace(" ", ""))
+                .map(config -> config.contains("\"args\":[\"echo\"") || config.contains("\"args\":[\"true\"]"))
+                .orElse(false);
     }
 
     /** What state the agent would report: by the id (see the class comment); a removed one is gone. */

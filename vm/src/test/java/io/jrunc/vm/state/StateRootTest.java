@@ -133,7 +133,8 @@ class StateRootTest {
         List<ContainerRecord> containers = List.of(
                 new ContainerRecord("c", "p", "/b", "jr01", List.of("sh", "-c", "echo \"hi\""), 5, "stopped", 137,
                         List.of(new HostShare("fs1", "/srv", "/data", true), new HostShare("fs2", "/r", HostShare.ROOT, false))),
-                new ContainerRecord("d", "p", "/b", "", List.of(), 0, "creating", 0));
+                new ContainerRecord("d", "p", "/b", "", List.of(), 0, "creating", 0),
+                new ContainerRecord("e", "p", "/b", "jr02", List.of("sleep", "9"), 6, "running", 0, List.of(), 42));
         for (ContainerRecord c : containers) {
             byte[] bytes = json.writeValueAsBytes(c);
             assertEquals(json.readValue(bytes, ContainerRecord.class), StateFiles.container(bytes), new String(bytes));
@@ -163,7 +164,8 @@ class StateRootTest {
         }
         for (ContainerRecord c : List.of(new ContainerRecord("d", "p", "/b", "", List.of(), 0, "creating", 0),
                 new ContainerRecord("c", "p", "/b", "jr01", List.of("sh", "-c", "x"), 5, "stopped", 137,
-                        List.of(new HostShare("fs1", "/srv", "/data", true), new HostShare("fs2", "/r", HostShare.ROOT, false))))) {
+                        List.of(new HostShare("fs1", "/srv", "/data", true), new HostShare("fs2", "/r", HostShare.ROOT, false))),
+                new ContainerRecord("e", "p", "/b", "jr02", List.of("sleep", "9"), 6, "paused", 0, List.of(), 42))) {
             assertEquals(json.writeValueAsString(json.valueToTree(c)), json.writeValueAsString(RecordTrees.of(c)));
         }
     }
