@@ -29,7 +29,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * not reused, the caller connects anew.
  */
 public final class TtrpcClient implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(TtrpcClient.class.getName());
+    /**
+     * The logger, made on first use: System.getLogger sets up java.util.logging's LogManager (its
+     * configuration read, its root logger made), which a CLI call that logs nothing would pay at start.
+     */
+    private static final class Log {
+        static final System.Logger LOG = System.getLogger(TtrpcClient.class.getName());
+    }
 
     private final ByteStream stream;
     private final ClientOptions options;
@@ -191,33 +197,33 @@ public final class TtrpcClient implements AutoCloseable {
                     // An acknowledgement meant for an earlier client: keep looking.
                 }
                 if (reader.discarded() > 0) {
-                    LOG.log(Level.DEBUG, "discarded " + reader.discarded() + " bytes before the sync acknowledgement");
+                    Log.LOG.log(Level.DEBUG, "discarded " + reader.discarded() + " bytes before the sync acknowledgement");
                 }
                 synced.complete(null);
             }
+            // instanceof patterns, not a pattern switch: a switch on a sealed type is linked by a
+            // bootstrap that spins a class at run time (SwitchBootstraps), a few ms of every CLI call
+            // that connects, which an AOT cache does not hold
             while (true) {
-                switch (reader.next()) {
-                    case Inbound.FrameIn(Frame frame) -> onFrame(frame);
-                    case Inbound.SyncIn(Sync.Kind kind, byte[] n) when kind == Sync.Kind.ACK -> {
-                        // A late answer to a preamble that was resent: harmless.
-                    }
-                    case Inbound.SyncIn ignored -> {
+                Inbound in = reader.next();
+                if (in instanceof Inbound.FrameIn(Frame frame)) {
+                    onFrame(frame);
+                } else if (in instanceof Inbound.SyncIn(Sync.Kind kind, byte[] n)) {
+                    if (kind != Sync.Kind.ACK) {
                         fail(Code.UNAVAILABLE, "a sync preamble from the server");
                         return;
                     }
-                    case Inbound.Oversized(FrameHeader header) -> {
-                        fail(Code.UNAVAILABLE, "the server sent a message of " + header.length()
-                                + " bytes, over the maximum of " + FrameHeader.MAX_DATA_LENGTH);
-                        return;
-                    }
-                    case Inbound.OutOfSync(String reason) -> {
-                        fail(Code.UNAVAILABLE, "lost the framing: " + reason);
-                        return;
-                    }
-                    case Inbound.End end -> {
-                        fail(Code.UNAVAILABLE, "the connection closed");
-                        return;
-                    }
+                    // A late answer to a preamble that was resent: harmless.
+                } else if (in instanceof Inbound.Oversized(FrameHeader header)) {
+                    fail(Code.UNAVAILABLE, "the server sent a message of " + header.length()
+                            + " bytes, over the maximum of " + FrameHeader.MAX_DATA_LENGTH);
+                    return;
+                } else if (in instanceof Inbound.OutOfSync(String reason)) {
+                    fail(Code.UNAVAILABLE, "lost the framing: " + reason);
+                    return;
+                } else {
+                    fail(Code.UNAVAILABLE, "the connection closed"); // Inbound.End
+                    return;
                 }
             }
         } catch (IOException e) {
@@ -228,7 +234,7 @@ public final class TtrpcClient implements AutoCloseable {
     private void onFrame(Frame frame) {
         FrameHeader header = frame.header();
         if (header.type() != FrameHeader.TYPE_RESPONSE) {
-            LOG.log(Level.DEBUG, "ignoring a frame of type " + header.type() + " on stream " + header.streamIdText());
+            Log.LOG.log(Level.DEBUG, "ignoring a frame of type " + header.type() + " on stream " + header.streamIdText());
             return;
         }
         CompletableFuture<Response> future = pending.remove(header.streamId());
@@ -262,7 +268,7 @@ public final class TtrpcClient implements AutoCloseable {
         try {
             stream.close();
         } catch (IOException e) {
-            LOG.log(Level.DEBUG, "close: " + e);
+            Log.LOG.log(Level.DEBUG, "close: " + e);
         }
     }
 

@@ -72,7 +72,14 @@ import java.util.Optional;
  * monitor ends when qemu does.
  */
 public final class PodMonitor implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(PodMonitor.class.getName());
+    /**
+     * The logger, made on first use: System.getLogger sets up java.util.logging (a service lookup that
+     * opens every jar of the class path, its configuration read), and the CLI calls this class's static
+     * helpers (socket, runningQemu) in every call that looks at a pod, logging nothing.
+     */
+    private static final class Log {
+        static final System.Logger LOG = System.getLogger(PodMonitor.class.getName());
+    }
 
     private final StateRoot root;
     private final PodRecord pod;
@@ -145,7 +152,7 @@ public final class PodMonitor implements AutoCloseable {
                 try {
                     monitor.server.serveConnections(monitor.listener);
                 } catch (IOException e) {
-                    LOG.log(System.Logger.Level.ERROR, "monitor socket failed: " + e.getMessage());
+                    Log.LOG.log(System.Logger.Level.ERROR, "monitor socket failed: " + e.getMessage());
                 }
             });
             return monitor;
@@ -390,7 +397,7 @@ public final class PodMonitor implements AutoCloseable {
         try {
             agent.call(AgentMethods.Pod.SHUTDOWN, ShutdownRequest.newBuilder().setGraceNanos(q.getGraceNanos()).build(), timeout);
         } catch (RpcException e) {
-            LOG.log(System.Logger.Level.WARNING, "the agent's Shutdown failed (" + e.getMessage() + "): waiting for qemu, then QMP quit");
+            Log.LOG.log(System.Logger.Level.WARNING, "the agent's Shutdown failed (" + e.getMessage() + "): waiting for qemu, then QMP quit");
         }
         Integer exit = vm.awaitExit(timeout);
         if (exit == null) {
@@ -414,7 +421,7 @@ public final class PodMonitor implements AutoCloseable {
             try {
                 vm.quit();
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "QMP quit: " + e.getMessage());
+                Log.LOG.log(System.Logger.Level.WARNING, "QMP quit: " + e.getMessage());
             }
         });
         Integer exit = vm.awaitExit(grace);
@@ -447,7 +454,7 @@ public final class PodMonitor implements AutoCloseable {
         try {
             vm.detachDisks(serials);
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "disks " + String.join(" ", serials) + " not unplugged: " + e.getMessage());
+            Log.LOG.log(System.Logger.Level.WARNING, "disks " + String.join(" ", serials) + " not unplugged: " + e.getMessage());
         }
     }
 
@@ -456,7 +463,7 @@ public final class PodMonitor implements AutoCloseable {
             try {
                 vm.detachShare(tag);
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "shared directory " + tag + " not unplugged: " + e.getMessage());
+                Log.LOG.log(System.Logger.Level.WARNING, "shared directory " + tag + " not unplugged: " + e.getMessage());
             }
         }
     }
