@@ -1,5 +1,6 @@
 package io.jrunc.vm.cli;
 
+import io.jrunc.vm.state.PrettyJson;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.jrunc.vm.Pods;

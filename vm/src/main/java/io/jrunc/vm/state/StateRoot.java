@@ -1,12 +1,11 @@
 package io.jrunc.vm.state;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.jrunc.bindings.FileTrees;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.VmException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
@@ -38,10 +37,6 @@ import java.util.Optional;
  */
 public final class StateRoot {
     public static final Path DEFAULT = Path.of("/run/jrunc-vm");
-    /** Made on first use: a mapper's set-up costs a cold JVM tens of ms, which a listing of an empty root should not pay. */
-    private static final class Json {
-        static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    }
 
     private final Path root;
 
@@ -145,7 +140,7 @@ public final class StateRoot {
 
     /** Writes pod.json; a new pod gets its create.lock with it, so that no create adds a file to the pod. */
     public void write(PodRecord pod) throws VmException {
-        write(podDir(pod.name()).resolve("pod.json"), pod);
+        write(podDir(pod.name()).resolve("pod.json"), RecordTrees.of(pod));
         Path lock = podDir(pod.name()).resolve("create.lock");
         try {
             if (!Files.exists(lock)) {
@@ -192,7 +187,7 @@ public final class StateRoot {
     }
 
     public void write(ContainerRecord container) throws VmException {
-        write(containerDir(container.pod(), container.name()).resolve("container.json"), container);
+        write(containerDir(container.pod(), container.name()).resolve("container.json"), RecordTrees.of(container));
     }
 
     /**
@@ -205,7 +200,7 @@ public final class StateRoot {
             return false;
         }
         try {
-            replace(file, container);
+            replace(file, RecordTrees.of(container));
             return true;
         } catch (NoSuchFileException e) {
             return false; // removed meanwhile
@@ -251,11 +246,11 @@ public final class StateRoot {
      * The file's content replaced at once (a rename): a temporary file of this process and thread, since
      * a container's file has two writers (the CLI and the pod's monitor) that may write at the same time.
      */
-    private static void replace(Path file, Object value) throws IOException {
+    private static void replace(Path file, JsonNode tree) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + "."
                 + Thread.currentThread().threadId() + ".tmp");
         try {
-            Files.write(tmp, Json.MAPPER.writeValueAsBytes(value));
+            Files.write(tmp, PrettyJson.of(tree).getBytes(StandardCharsets.UTF_8));
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             Files.deleteIfExists(tmp);
@@ -263,20 +258,13 @@ public final class StateRoot {
         }
     }
 
-    private static void write(Path file, Object value) throws VmException {
+    /** The record's tree, as the mapper would write the record itself (RecordTrees, PrettyJson). */
+    private static void write(Path file, JsonNode tree) throws VmException {
         try {
             Files.createDirectories(file.getParent());
-            replace(file, value);
+            replace(file, tree);
         } catch (IOException e) {
             throw new VmException("cannot write state file " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    public static String toJson(Object value) {
-        try {
-            return Json.MAPPER.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
         }
     }
 

@@ -151,6 +151,30 @@ class StateRootTest {
         assertTrue(e.getMessage().contains("pod.json") && e.getMessage().contains("dns"), e.getMessage());
     }
 
+    /** A state file holds, byte for byte, what an ObjectMapper with INDENT_OUTPUT writes of the record. */
+    @Test
+    void stateFilesAreTheMappersBytes() throws Exception {
+        ObjectMapper json = new ObjectMapper().enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+        StateRoot root = new StateRoot(dir);
+        PodRecord.Network net = new PodRecord.Network("user", List.of("8080:80/tcp"), List.of(), List.of("ndots:2"),
+                "52:54:00:00:00:01", List.of("10.0.2.15/24"), "10.0.2.2", 1500);
+        PodRecord p = new PodRecord("p", false, 7, new PodRecord.Config(3, 1L << 30, "h", List.of("1.1.1.1"), List.of(),
+                Map.of("a", "1"), "/k", null, 1 << 26, net), new PodRecord.Vm(42, 4242, "sha256:abc"));
+        root.write(p);
+        assertEquals(json.writeValueAsString(p), Files.readString(root.podDir("p").resolve("pod.json")));
+        ContainerRecord c = new ContainerRecord("c", "p", "/b", "jr01", List.of("sh", "-c", "echo \"hi\""), 5, "running", 0,
+                List.of(new HostShare("fs1", "/srv", "/data", true)), 42);
+        root.write(c);
+        assertEquals(json.writeValueAsString(c), Files.readString(root.containerDir("p", "c").resolve("container.json")));
+        assertTrue(root.update(c.withState("stopped", 3)));
+        assertEquals(json.writeValueAsString(c.withState("stopped", 3)),
+                Files.readString(root.containerDir("p", "c").resolve("container.json")));
+        // update never makes a directory: a removed container's record does not come back
+        root.removeContainer("p", "c");
+        assertFalse(root.update(c));
+        assertFalse(Files.exists(root.containerDir("p", "c")));
+    }
+
     /** The trees ls and inspect print are the mapper's valueToTree of the records, field for field, in order. */
     @Test
     void recordTreesAreTheMappersTrees() throws Exception {

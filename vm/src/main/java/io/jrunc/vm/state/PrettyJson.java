@@ -1,4 +1,4 @@
-package io.jrunc.vm.cli;
+package io.jrunc.vm.state;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -10,17 +10,18 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 
 /**
- * The commands' JSON output: a tree written with jackson's generator and its default pretty printer,
- * byte for byte what an ObjectMapper with INDENT_OUTPUT writes of it, without the mapper, whose set-up
- * cost a cold JVM more than the rest of a read-only call.
+ * The commands' JSON output and the state files: a tree written with jackson's generator and its
+ * default pretty printer, byte for byte what an ObjectMapper with INDENT_OUTPUT writes of it, without
+ * the mapper, whose set-up (its date format's locale data, its introspection of the records) cost a
+ * cold JVM more than the rest of a read-only call, and some 60 ms of every call that writes a record.
  */
-final class PrettyJson {
+public final class PrettyJson {
     private static final JsonFactory FACTORY = new JsonFactory();
 
     private PrettyJson() {
     }
 
-    static String of(JsonNode node) {
+    public static String of(JsonNode node) {
         StringWriter out = new StringWriter();
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.setPrettyPrinter(new DefaultPrettyPrinter());

@@ -1,4 +1,4 @@
-package io.jrunc.vm.cli;
+package io.jrunc.vm.state;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
