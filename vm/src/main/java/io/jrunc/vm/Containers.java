@@ -40,10 +40,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -608,23 +606,41 @@ public final class Containers {
      */
     public ObjectNode inspect(ContainerRecord c) throws VmException {
         PodRecord pod = pods.require(c.pod());
-        if (!monitored(pod)) {
-            return view(c, false);
+        boolean running = pods.running(pod);
+        if (running && startMonitorIfGone(pod)) {
+            c = root.container(c.pod(), c.name()).orElse(c);
         }
-        return view(root.container(c.pod(), c.name()).orElse(c), true);
+        return view(c, running);
+    }
+
+    /** Every container's view, as {@link #inspect} makes it, in the order of {@link StateRoot#containers()}. */
+    public List<ObjectNode> list() throws VmException {
+        List<ObjectNode> out = new ArrayList<>();
+        for (PodRecord pod : root.pods()) {
+            List<ContainerRecord> recorded = root.containers(pod.name());
+            if (recorded.isEmpty()) {
+                continue;
+            }
+            boolean running = pods.running(pod);
+            if (running && startMonitorIfGone(pod)) {
+                recorded = root.containers(pod.name());
+            }
+            for (ContainerRecord c : recorded) {
+                out.add(view(c, running));
+            }
+        }
+        return out;
     }
 
     /**
-     * Whether the pod runs; a running pod whose monitor died gets a new one first (a connection
-     * starts it), which brings the records up to date from the guest before it serves.
+     * For a running pod: starts a monitor when none lives (a connection starts it), which brings the
+     * records up to date from the guest before it serves; whether it did, so that the caller reads again.
      */
-    private boolean monitored(PodRecord pod) throws VmException {
-        if (!pods.running(pod)) {
+    private boolean startMonitorIfGone(PodRecord pod) throws VmException {
+        if (MonitorLink.monitorAlive(root, pod.name())) {
             return false;
         }
-        if (!MonitorLink.monitorAlive(root, pod.name())) {
-            pods.connectRunning(pod).close();
-        }
+        pods.connectRunning(pod).close();
         return true;
     }
 
@@ -639,28 +655,6 @@ public final class Containers {
             out.remove("pid");
         }
         out.put("logs", root.containerDir(c.pod(), c.name()).toString());
-        return out;
-    }
-
-    /** Every container's view, as {@link #inspect} makes it, from the records alone. */
-    public List<ObjectNode> list() throws VmException {
-        List<ContainerRecord> all = root.containers();
-        Map<String, Boolean> running = new HashMap<>();
-        boolean monitorStarted = false;
-        for (ContainerRecord c : all) {
-            if (!running.containsKey(c.pod())) {
-                PodRecord pod = pods.require(c.pod());
-                monitorStarted |= pods.running(pod) && !MonitorLink.monitorAlive(root, pod.name());
-                running.put(c.pod(), monitored(pod));
-            }
-        }
-        if (monitorStarted) {
-            all = root.containers(); // as the new monitor brought them up to date
-        }
-        List<ObjectNode> out = new ArrayList<>();
-        for (ContainerRecord c : all) {
-            out.add(view(c, running.getOrDefault(c.pod(), false)));
-        }
         return out;
     }
 

@@ -78,7 +78,7 @@ final class ContainerStates {
             long generation = next(id);
             String state = info.getFrozen() ? "paused" : "running";
             try (ContainerLocks.Held held = locks.hold(id)) {
-                change(id, c -> state.equals(c.lastState()) && c.pid() == info.getPid() ? c : withPid(c.withState(state, 0), info.getPid()));
+                change(id, c -> state.equals(c.lastState()) && c.pid() == info.getPid() ? c : c.withState(state, 0).withPid(info.getPid()));
             }
             awaitExit(id, generation);
         } else if (info.getState() == ContainerState.CONTAINER_STATE_STOPPED && info.hasExit()) {
@@ -87,11 +87,6 @@ final class ContainerStates {
                         ? c.withState("stopped", info.getExit().getCode()) : c);
             }
         }
-    }
-
-    private static ContainerRecord withPid(ContainerRecord c, int pid) {
-        return new ContainerRecord(c.name(), c.pod(), c.bundle(), c.serial(), c.args(), c.createdAt(), c.lastState(),
-                c.exitCode(), c.shares(), pid);
     }
 
     private long next(String id) {

@@ -50,6 +50,11 @@ public record ContainerRecord(
         return new ContainerRecord(name, pod, bundle, serial, args, createdAt, state, exit, shares, process ? pid : 0);
     }
 
+    /** The same, its process in the guest {@code guestPid}. */
+    public ContainerRecord withPid(int guestPid) {
+        return new ContainerRecord(name, pod, bundle, serial, args, createdAt, lastState, exitCode, shares, guestPid);
+    }
+
     /** Created in the guest, its process {@code guestPid}. */
     public ContainerRecord created(int guestPid) {
         return new ContainerRecord(name, pod, bundle, serial, args, createdAt, "created", 0, shares, guestPid);
