@@ -23,6 +23,12 @@ public final class Processes {
     private static final NativeFunction KILL = Downcall.function("kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final NativeFunction WAITPID = Downcall.function("waitpid",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final NativeFunction WAITID = Downcall.function("waitid",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    // waitid's siginfo_t: 128 bytes; for SIGCHLD, si_pid at 16 (after si_signo, si_errno, si_code and
+    // the union's alignment on a 64-bit ABI)
+    static final long SIGINFO_SIZE = 128, SI_PID = 16;
+    public static final int P_ALL = 0, P_PID = 1;
     private static final NativeFunction PRLIMIT = Downcall.function("prlimit",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final NativeFunction EXIT = Downcall.function("_exit", FunctionDescriptor.ofVoid(JAVA_INT));
@@ -44,6 +50,28 @@ public final class Processes {
                 try {
                     int r = Calls.checked(WAITPID, "waitpid", Integer.toString(pid), pid, status, options);
                     return r == 0 ? null : new WaitStatus(r, status.get(JAVA_INT, 0));
+                } catch (ErrnoException e) {
+                    if (!e.is(Errno.EINTR)) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * waitid(2) with WEXITED | WNOWAIT and {@code options} (__WALL, WNOHANG): the pid of a child that
+     * has ended, left waitable, so that it stays a zombie (its /proc entry with it) until a waitpid
+     * reaps it; 0 with WNOHANG when none has ended.
+     */
+    public static int waitEnded(int idType, int id, int options) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment info = arena.allocate(SIGINFO_SIZE, 8);
+            while (true) {
+                try {
+                    Calls.checked(WAITID, "waitid", idType == P_ALL ? "any child" : Integer.toString(id), idType, id, info,
+                            WEXITED | WNOWAIT | options);
+                    return info.get(JAVA_INT, SI_PID);
                 } catch (ErrnoException e) {
                     if (!e.is(Errno.EINTR)) {
                         throw e;

@@ -103,6 +103,22 @@ class FacadeKernelTest {
     }
 
     @Test
+    void waitEndedLeavesTheChildToBeReaped() throws Exception {
+        int pid;
+        try (PosixSpawn spawn = new PosixSpawn()) {
+            pid = spawn.cleanSignals().spawn("/bin/sh", List.of("sh", "-c", "exit 5"), List.of());
+        }
+        assertEquals(pid, Processes.waitEnded(Processes.P_PID, pid, 0));
+        // still a zombie: its /proc entry is there until waitpid reaps it, which then has its status
+        assertTrue(java.nio.file.Files.exists(java.nio.file.Path.of("/proc/" + pid)));
+        assertEquals(pid, Processes.waitEnded(Processes.P_PID, pid, Processes.WNOHANG), "a second look sees it again");
+        Processes.WaitStatus status = Processes.waitpid(pid, 0);
+        assertEquals(5, status.exitCode());
+        assertTrue(java.nio.file.Files.notExists(java.nio.file.Path.of("/proc/" + pid)));
+        assertEquals(Errno.ECHILD, assertThrows(ErrnoException.class, () -> Processes.waitEnded(Processes.P_PID, pid, 0)).errno());
+    }
+
+    @Test
     void spawnFailureIsAnErrnoException() {
         try (PosixSpawn spawn = new PosixSpawn()) {
             ErrnoException e = assertThrows(ErrnoException.class,

@@ -223,6 +223,38 @@ class AgentVmTest {
     }
 
     @Test
+    @Order(4)
+    void execsWhosePidsCameRoundAgainEachGetTheirOwnStatus() throws Exception {
+        // pids are reused once pid_max of them went by: a long-lived pod gets there (a build in a
+        // container), this test at once, with pid_max at its least (new pids from 300 up to 400)
+        ProcessRef max = ref("one", "pidmax");
+        agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("one").setExecId("pidmax")
+                .setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("cat", "/proc/sys/kernel/pid_max"))).build());
+        String pidMax = readAll(max, OutputStream.OUTPUT_STREAM_STDOUT).strip();
+        assertEquals(0, wait(max).getCode());
+        agent.call(AgentMethods.Pod.CONFIGURE, ConfigurePodRequest.newBuilder().setHostname(HOSTNAME)
+                .setDns(Dns.newBuilder().addNameservers("10.0.2.3")).putSysctls("kernel.pid_max", "400").build());
+        try {
+            java.util.Map<Integer, Integer> seen = new java.util.HashMap<>();
+            int repeated = 0;
+            for (int i = 0; i < 160; i++) {
+                String id = "wrap" + i;
+                int pid = agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("one").setExecId(id)
+                        .setProcess(ProcessSpec.newBuilder().addAllArgs(List.of("sh", "-c", "exit " + (i % 200)))).build()).getPid();
+                if (seen.put(pid, i) != null) {
+                    repeated++;
+                }
+                assertEquals(i % 200, wait(ref("one", id)).getCode(), "exec " + i + " (pid " + pid + ")");
+            }
+            System.out.println("agent-vm: 160 execs with pid_max 400, " + repeated + " of them on a pid used before");
+            assertTrue(repeated > 0, "the pids never came round: the test showed nothing");
+        } finally {
+            agent.call(AgentMethods.Pod.CONFIGURE, ConfigurePodRequest.newBuilder().setHostname(HOSTNAME)
+                    .setDns(Dns.newBuilder().addNameservers("10.0.2.3")).putSysctls("kernel.pid_max", pidMax).build());
+        }
+    }
+
+    @Test
     @Order(5)
     void aSignalKilledProcessReports128PlusN() throws Exception {
         agent.call(AgentMethods.Processes.EXEC, ExecRequest.newBuilder().setContainerId("two").setExecId("sleeper")
