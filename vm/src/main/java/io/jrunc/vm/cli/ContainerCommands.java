@@ -41,6 +41,12 @@ final class ContainerCommands {
         }
     }
 
+    /** A verb on one container, named by its one argument. */
+    abstract static class Named extends Verb {
+        @Parameters(paramLabel = "CONTAINER")
+        String name;
+    }
+
     /** The flags create and run share. */
     abstract static class Making extends Verb {
         @Option(names = "--pod", description = "the pod to run in (default: a new anonymous pod, removed with the container)")
@@ -133,9 +139,7 @@ final class ContainerCommands {
     }
 
     @Command(name = "start", mixinStandardHelpOptions = true, description = "Start a created container.")
-    static final class Start extends Verb {
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
+    static final class Start extends Named {
 
         @Override
         public Integer call() throws VmException {
@@ -146,11 +150,9 @@ final class ContainerCommands {
     }
 
     @Command(name = "stop", mixinStandardHelpOptions = true, description = "Stop a container (SIGTERM, then SIGKILL after -t seconds); its name stays taken until rm.")
-    static final class Stop extends Verb {
+    static final class Stop extends Named {
         @Option(names = {"-t", "--time"}, defaultValue = "10", description = "seconds before SIGKILL (default ${DEFAULT-VALUE})")
         int time;
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
 
         @Override
         public Integer call() throws VmException {
@@ -161,11 +163,9 @@ final class ContainerCommands {
     }
 
     @Command(name = "kill", mixinStandardHelpOptions = true, description = "Send a signal to a container's process.")
-    static final class Kill extends Verb {
+    static final class Kill extends Named {
         @Option(names = {"-s", "--signal"}, defaultValue = "KILL", description = "name or number (default ${DEFAULT-VALUE})")
         String signal;
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
 
         @Override
         public Integer call() throws VmException {
@@ -176,9 +176,7 @@ final class ContainerCommands {
     }
 
     @Command(name = "pause", mixinStandardHelpOptions = true, description = "Freeze every process of a running container (its cgroup's freezer in the guest).")
-    static final class Pause extends Verb {
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
+    static final class Pause extends Named {
 
         @Override
         public Integer call() throws VmException {
@@ -189,9 +187,7 @@ final class ContainerCommands {
     }
 
     @Command(name = "unpause", mixinStandardHelpOptions = true, description = "Thaw a paused container.")
-    static final class Unpause extends Verb {
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
+    static final class Unpause extends Named {
 
         @Override
         public Integer call() throws VmException {
@@ -202,11 +198,9 @@ final class ContainerCommands {
     }
 
     @Command(name = "rm", mixinStandardHelpOptions = true, description = "Remove a container (-f: even a running one); its disk is unplugged, its logs go.")
-    static final class Rm extends Verb {
+    static final class Rm extends Named {
         @Option(names = {"-f", "--force"})
         boolean force;
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
 
         @Override
         public Integer call() throws VmException {
@@ -244,9 +238,7 @@ final class ContainerCommands {
     }
 
     @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Show a container as JSON.")
-    static final class Inspect extends Verb {
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
+    static final class Inspect extends Named {
 
         @Override
         public Integer call() throws Exception {
@@ -257,9 +249,7 @@ final class ContainerCommands {
     }
 
     @Command(name = "logs", mixinStandardHelpOptions = true, description = "Print a container's output (kept across pod stop, removed with the container).")
-    static final class Logs extends Verb {
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
+    static final class Logs extends Named {
 
         @Override
         public Integer call() throws Exception {
@@ -280,9 +270,7 @@ final class ContainerCommands {
     }
 
     @Command(name = "stats", mixinStandardHelpOptions = true, description = "A container's cgroup figures, read in the guest, as JSON.")
-    static final class Stats extends Verb {
-        @Parameters(paramLabel = "CONTAINER")
-        String name;
+    static final class Stats extends Named {
 
         @Override
         public Integer call() throws Exception {

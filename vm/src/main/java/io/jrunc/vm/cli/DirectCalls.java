@@ -1,14 +1,19 @@
 package io.jrunc.vm.cli;
 
 import java.nio.file.Path;
+import java.nio.file.InvalidPathException;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
- * The read-only calls (`ls`, `pod ls`, `inspect`, `pod inspect`, `logs`, `stats`) in their plain forms,
- * parsed here without picocli: building picocli's model costs a cold JVM a few hundred ms, several
- * times the whole of such a call. Each runs the same command class picocli would run, with the same
+ * The read-only calls (`ls`, `pod ls`, `inspect`, `pod inspect`, `logs`, `stats`) and the ones that make
+ * and remove containers (`run`, `create`, `start`, `rm`) in their plain forms, parsed here without
+ * picocli: building picocli's model costs a cold JVM 100 ms or more (annotation proxies, reflection on
+ * every option's field, regular expressions), several times the whole of a read-only call and a tenth
+ * of a second container's `run --rm`. Each runs the same command class picocli would run, with the same
  * fields set, so the output and errors are the command's own. Anything else (help, an option these
  * forms do not have, an option given twice, a name that looks like an option, a missing or extra
  * argument, an option's value that does not parse) is left to picocli, whose parse and messages stay
@@ -100,35 +105,121 @@ final class DirectCalls {
                 ls.format = format(verbRest);
                 yield ls.format == null && !verbRest.isEmpty() ? null : ls;
             }
-            case "inspect" -> {
-                if (!oneName(verbRest)) {
-                    yield null;
-                }
-                ContainerCommands.Inspect inspect = new ContainerCommands.Inspect();
-                inspect.main = main;
-                inspect.name = verbRest.getFirst();
-                yield inspect;
+            case "inspect" -> named(new ContainerCommands.Inspect(), main, verbRest);
+            case "logs" -> named(new ContainerCommands.Logs(), main, verbRest);
+            case "stats" -> named(new ContainerCommands.Stats(), main, verbRest);
+            case "start" -> named(new ContainerCommands.Start(), main, verbRest);
+            case "rm" -> {
+                boolean force = !verbRest.isEmpty() && (verbRest.getFirst().equals("-f") || verbRest.getFirst().equals("--force"));
+                ContainerCommands.Rm rm = new ContainerCommands.Rm();
+                rm.force = force;
+                yield named(rm, main, force ? verbRest.subList(1, verbRest.size()) : verbRest);
             }
-            case "logs" -> {
-                if (!oneName(verbRest)) {
-                    yield null;
-                }
-                ContainerCommands.Logs logs = new ContainerCommands.Logs();
-                logs.main = main;
-                logs.name = verbRest.getFirst();
-                yield logs;
-            }
-            case "stats" -> {
-                if (!oneName(verbRest)) {
-                    yield null;
-                }
-                ContainerCommands.Stats stats = new ContainerCommands.Stats();
-                stats.main = main;
-                stats.name = verbRest.getFirst();
-                yield stats;
-            }
+            case "run" -> making(new ContainerCommands.Run(), main, verbRest);
+            case "create" -> making(new ContainerCommands.Create(), main, verbRest);
             default -> null;
         };
+    }
+
+    /** The verb on the one container {@code rest} names, or null when it is not one name. */
+    private static Callable<Integer> named(ContainerCommands.Named verb, Main main, List<String> rest) {
+        if (!oneName(rest)) {
+            return null;
+        }
+        verb.main = main;
+        verb.name = rest.getFirst();
+        return verb;
+    }
+
+    /**
+     * run's and create's flags, each in the forms listed here (a long one's value also after '='), every
+     * flag but -p and -v at most once; then the bundle, and from it on the container's command line.
+     * Short flags run together (`-it`) are picocli's to parse, as are an empty value and one that
+     * starts with '-'.
+     */
+    private static Callable<Integer> making(ContainerCommands.Making m, Main main, List<String> rest) {
+        m.main = main;
+        Set<String> seen = new HashSet<>();
+        int i = 0;
+        for (; i < rest.size() && rest.get(i).startsWith("-"); i++) {
+            String a = rest.get(i);
+            int eq = a.startsWith("--") ? a.indexOf('=') : -1;
+            String flag = eq < 0 ? a : a.substring(0, eq);
+            String canonical = switch (flag) {
+                case "-i" -> "--interactive";
+                case "-t" -> "--tty";
+                case "-m" -> "--memory";
+                case "-p" -> "--publish";
+                case "-v" -> "--volume";
+                default -> flag;
+            };
+            boolean repeatable = canonical.equals("--publish") || canonical.equals("--volume");
+            if (!repeatable && !seen.add(canonical)) {
+                return null;
+            }
+            switch (canonical) {
+                case "--rm", "--read-only", "--rootfs-share", "--interactive", "--tty" -> {
+                    if (eq >= 0) {
+                        return null;
+                    }
+                    switch (canonical) {
+                        case "--rm" -> {
+                            if (!(m instanceof ContainerCommands.Run run)) {
+                                return null;
+                            }
+                            run.rm = true;
+                        }
+                        case "--read-only" -> m.readOnly = true;
+                        case "--rootfs-share" -> m.rootfsShare = true;
+                        case "--interactive" -> m.interactive = true;
+                        default -> m.tty = true;
+                    }
+                }
+                case "--pod", "--name", "--memory", "--cpus", "--swap", "--layer-size", "--network", "--publish", "--volume" -> {
+                    String value;
+                    if (eq >= 0) {
+                        value = a.substring(eq + 1);
+                    } else if (i + 1 < rest.size()) {
+                        value = rest.get(++i);
+                    } else {
+                        return null;
+                    }
+                    if (value.isEmpty() || value.startsWith("-")) {
+                        return null;
+                    }
+                    switch (canonical) {
+                        case "--pod" -> m.pod = value;
+                        case "--name" -> m.name = value;
+                        case "--memory" -> m.memory = value;
+                        case "--cpus" -> {
+                            try {
+                                m.cpus = Double.valueOf(value);
+                            } catch (NumberFormatException e) {
+                                return null;
+                            }
+                        }
+                        case "--swap" -> m.swap = value;
+                        case "--layer-size" -> m.layerSize = value;
+                        case "--network" -> m.network = value;
+                        case "--publish" -> m.publish.add(value);
+                        default -> m.volumes.add(value);
+                    }
+                }
+                default -> {
+                    return null;
+                }
+            }
+        }
+        if (i >= rest.size() || rest.get(i).isEmpty()) {
+            return null;
+        }
+        try {
+            m.bundle = Path.of(rest.get(i));
+        } catch (InvalidPathException e) {
+            return null;
+        }
+        m.command.addAll(rest.subList(i + 1, rest.size()));
+        return m;
     }
 
     /** `--format F` or `--format=F` as the only arguments: F; anything else null. */

@@ -114,11 +114,7 @@ public final class Main implements Runnable {
         if (starter != null) {
             main.starter = starter;
         }
-        CommandLine cl = new CommandLine(main);
-        Verbs.register(cl, COMMANDS, GLOBAL_VALUED, args, 0);
-        // As podman's: everything from a command's first positional on is the container's command line
-        // (`run BUNDLE sh -c ...`, `exec C ls -l`), never jrunc-vm's options.
-        cl.setStopAtPositional(true);
+        CommandLine cl = commandLine(main, args);
         cl.setOut(new java.io.PrintWriter(out, true));
         cl.setErr(new java.io.PrintWriter(err, true));
         cl.setParameterExceptionHandler((e, a) -> {
@@ -128,6 +124,16 @@ public final class Main implements Runnable {
         cl.setExecutionExceptionHandler((e, c, r) -> report(e, err));
         cl.setExitCodeExceptionMapper(e -> VmException.OWN_ERROR);
         return cl.execute(args);
+    }
+
+    /** picocli's model of jrunc-vm with the command {@code args} name (see {@link Verbs}). */
+    static CommandLine commandLine(Main main, String[] args) {
+        CommandLine cl = new CommandLine(main);
+        Verbs.register(cl, COMMANDS, GLOBAL_VALUED, args, 0);
+        // As podman's: everything from a command's first positional on is the container's command line
+        // (`run BUNDLE sh -c ...`, `exec C ls -l`), never jrunc-vm's options.
+        cl.setStopAtPositional(true);
+        return cl;
     }
 
     /** A command's failure: one line on stderr, and its exit code. */
