@@ -14,6 +14,9 @@ final class HostTerminal implements AutoCloseable {
     record Size(int rows, int columns) {
     }
 
+    /** Every terminal put in raw mode and not yet restored, for {@link #restoreAll}. */
+    private static final java.util.Set<HostTerminal> RAW = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final int fd;
     private final byte[] saved;
 
@@ -45,6 +48,7 @@ final class HostTerminal implements AutoCloseable {
             byte[] saved = Terminals.attributes(fd);
             Terminals.makeRaw(fd);
             HostTerminal t = new HostTerminal(fd, saved);
+            RAW.add(t);
             Runtime.getRuntime().addShutdownHook(new Thread(t::close));
             return Optional.of(t);
         } catch (ErrnoException e) {
@@ -52,8 +56,14 @@ final class HostTerminal implements AutoCloseable {
         }
     }
 
+    /** Restores every terminal still raw: a CLI that leaves without the JVM's shutdown hooks calls it. */
+    static void restoreAll() {
+        RAW.forEach(HostTerminal::close);
+    }
+
     @Override
     public synchronized void close() {
+        RAW.remove(this);
         try {
             Terminals.restore(fd, saved);
         } catch (ErrnoException e) {

@@ -86,12 +86,27 @@ public final class Main implements Runnable {
 
         @Override
         public Integer call() {
+            Output.shutdownAtExit = true;
             return PodMonitor.runProcess(new StateRoot(main.root), pod);
         }
     }
 
+    /**
+     * A command leaves through Runtime.halt once its output is flushed and any terminal it made raw
+     * is restored: System.exit first starts the JDK's logging to record the exit (its logger finder
+     * looked up as a service, every jar opened), several ms of every call, and nothing a command
+     * does needs the shutdown sequence (files are written and closed as it goes, child processes are
+     * waited for or meant to outlive it). The pod monitor, a long-lived process, exits the usual way.
+     */
     public static void main(String[] args) {
-        System.exit(run(args, System.out, System.err, null));
+        int code = run(args, System.out, System.err, null);
+        if (Output.shutdownAtExit) {
+            System.exit(code);
+        }
+        System.out.flush();
+        System.err.flush();
+        HostTerminal.restoreAll();
+        Runtime.getRuntime().halt(code);
     }
 
     /** Runs a command line; its exit code. {@code starter} null means the real monitor process. */
@@ -150,6 +165,8 @@ public final class Main implements Runnable {
     static final class Output {
         static PrintStream out = System.out;
         static PrintStream err = System.err;
+        /** Set by the monitor command: its process ends through the JVM's shutdown sequence. */
+        static volatile boolean shutdownAtExit;
 
         private Output() {
         }
