@@ -226,10 +226,7 @@ public final class Containers {
             // hot-plugged after the boot); a failure below ends that VM (undoCreate)
             Pods.Launch launched = before.active() ? null : pods.launch(pod.name());
             if (!spec.rootShare()) {
-                RootfsImage.make(bundle.rootfs(), dir.resolve("rootfs.img"));
-                if (SpecBuilder.writable(config)) {
-                    LayerImage.make(LayerImage.file(dir), spec.layerBytes());
-                }
+                makeDisks(bundle, dir, SpecBuilder.writable(config) ? spec.layerBytes() : 0);
             }
             int guestPid;
             try (AgentClient monitor = pods.start(pod.name(), launched)) {
@@ -253,6 +250,45 @@ public final class Containers {
                 throw v;
             }
             throw new VmException("cannot create container " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The container's image and, when {@code layerBytes} is not 0, its writable layer: the two mkfs run
+     * at once (the layer's on a thread of its own, a platform thread: mkfs's parent-death signal is
+     * tied to the thread that started it, which must outlive it).
+     */
+    private static void makeDisks(Bundle bundle, Path dir, long layerBytes) throws VmException {
+        if (layerBytes == 0) {
+            RootfsImage.make(bundle.rootfs(), dir.resolve("rootfs.img"));
+            return;
+        }
+        VmException[] layerError = new VmException[1];
+        Thread layer = Thread.ofPlatform().name("mkfs-layer").start(() -> {
+            try {
+                LayerImage.make(LayerImage.file(dir), layerBytes);
+            } catch (VmException e) {
+                layerError[0] = e;
+            }
+        });
+        try {
+            RootfsImage.make(bundle.rootfs(), dir.resolve("rootfs.img"));
+        } finally {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    layer.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (layerError[0] != null) {
+            throw layerError[0];
         }
     }
 
