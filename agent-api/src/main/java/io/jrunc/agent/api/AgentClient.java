@@ -18,10 +18,13 @@ import java.time.Duration;
 public final class AgentClient implements AutoCloseable {
     private final TtrpcClient client;
     private final GetVersionResponse version;
+    /** Whether closing this handle closes the connection: a {@link #lease} leaves it open. */
+    private final boolean owner;
 
-    private AgentClient(TtrpcClient client, GetVersionResponse version) {
+    private AgentClient(TtrpcClient client, GetVersionResponse version, boolean owner) {
         this.client = client;
         this.version = version;
+        this.owner = owner;
     }
 
     public static AgentClient connect(ByteStream stream, ClientOptions options)
@@ -31,7 +34,7 @@ public final class AgentClient implements AutoCloseable {
             GetVersionResponse version = client.call(AgentMethods.VERSION, GetVersionRequest.getDefaultInstance(),
                     options.syncTimeout());
             AgentProtocol.requireKnown(version);
-            return new AgentClient(client, version);
+            return new AgentClient(client, version, true);
         } catch (RpcException | IncompatibleAgentException | RuntimeException e) {
             client.close();
             throw e;
@@ -52,8 +55,23 @@ public final class AgentClient implements AutoCloseable {
         return client.call(method, request, timeout);
     }
 
+    /**
+     * Another handle on this connection whose {@link #close} leaves the connection open, for a holder
+     * that hands one connection to several users, each closing its own handle; the holder closes this one.
+     */
+    public AgentClient lease() {
+        return new AgentClient(client, version, false);
+    }
+
+    /** Whether calls can still be made: the connection has not ended or been closed. */
+    public boolean isOpen() {
+        return client.isOpen();
+    }
+
     @Override
     public void close() {
-        client.close();
+        if (owner) {
+            client.close();
+        }
     }
 }

@@ -63,9 +63,22 @@ public final class Main implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (see jrunc-vm --help)");
     }
 
+    /** The command's link to the monitors: one connection per pod, kept for the whole command. */
+    private MonitorLink link;
+
     Pods pods() {
         StateRoot state = new StateRoot(root);
-        return new Pods(state, new MonitorLink(state, starter, Duration.ofSeconds(bootTimeout)));
+        if (link == null) {
+            link = MonitorLink.sharing(state, starter, Duration.ofSeconds(bootTimeout));
+        }
+        return new Pods(state, link);
+    }
+
+    /** Closes the command's connections to monitors (at its end). */
+    private void closeLink() {
+        if (link != null) {
+            link.close();
+        }
     }
 
     Containers containers() {
@@ -123,6 +136,8 @@ public final class Main implements Runnable {
                 return direct.call();
             } catch (Exception e) {
                 return report(e, err);
+            } finally {
+                main.closeLink();
             }
         }
         main = new Main(); // picocli sets every field afresh
@@ -138,7 +153,11 @@ public final class Main implements Runnable {
         });
         cl.setExecutionExceptionHandler((e, c, r) -> report(e, err));
         cl.setExitCodeExceptionMapper(e -> VmException.OWN_ERROR);
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } finally {
+            main.closeLink();
+        }
     }
 
     /** picocli's model of jrunc-vm with the command {@code args} name (see {@link Verbs}). */

@@ -25,9 +25,12 @@ import java.util.List;
  * The CLI's way to its pod's monitor: connect to monitor.sock, and when no monitor answers and none
  * holds monitor.lock, start one (`jrunc-vm monitor POD`, a separate JVM, detached) and wait for it. A
  * monitor that holds the lock but does not answer yet is booting the VM: the CLI waits for it. The
- * connection speaks the agent's protocol plus the monitor's service (docs/vm.md).
+ * connection speaks the agent's protocol plus the monitor's service (docs/vm.md). A link made
+ * {@link #sharing} keeps each pod's connection once made and hands out leases of it: one CLI command
+ * makes several calls (run: add, start, attach, wait, remove), and each new connection costs a socket,
+ * a reader thread and the Version and Status round trips (5-12 ms each after the first).
  */
-public final class MonitorLink {
+public final class MonitorLink implements AutoCloseable {
     /** How a monitor process is started; tests start one in-process instead. */
     public interface Starter {
         /** Starts a monitor for the pod; returns its process, or null when it runs in this JVM. */
@@ -40,11 +43,34 @@ public final class MonitorLink {
     private final StateRoot root;
     private final Starter starter;
     private final Duration bootTimeout;
+    /** Each pod's kept connection, when sharing (else null). */
+    private final java.util.Map<String, AgentClient> kept;
 
     public MonitorLink(StateRoot root, Starter starter, Duration bootTimeout) {
+        this(root, starter, bootTimeout, false);
+    }
+
+    private MonitorLink(StateRoot root, Starter starter, Duration bootTimeout, boolean share) {
         this.root = root;
         this.starter = starter;
         this.bootTimeout = bootTimeout;
+        this.kept = share ? new java.util.HashMap<>() : null;
+    }
+
+    /** A link that keeps one connection per pod for its users until {@link #close}. */
+    public static MonitorLink sharing(StateRoot root, Starter starter, Duration bootTimeout) {
+        return new MonitorLink(root, starter, bootTimeout, true);
+    }
+
+    /** Closes the kept connections (a link that does not share keeps none). */
+    @Override
+    public void close() {
+        if (kept != null) {
+            synchronized (kept) {
+                kept.values().forEach(AgentClient::close);
+                kept.clear();
+            }
+        }
     }
 
     /** Connects to the pod's monitor, starting one if none lives. */
@@ -114,6 +140,23 @@ public final class MonitorLink {
     }
 
     private AgentClient tryConnect(String pod) throws VmException {
+        if (kept == null) {
+            return connectNow(pod);
+        }
+        synchronized (kept) {
+            AgentClient client = kept.get(pod);
+            if (client == null || !client.isOpen()) {
+                client = connectNow(pod);
+                if (client == null) {
+                    return null;
+                }
+                kept.put(pod, client);
+            }
+            return client.lease();
+        }
+    }
+
+    private AgentClient connectNow(String pod) throws VmException {
         Path socket = PodMonitor.socket(root, pod);
         if (!Files.exists(socket)) {
             return null;
