@@ -109,6 +109,32 @@ class MonitorTest {
     }
 
     @Test
+    void aSharingLinkGivesOneConnectionToAllItsUsersUntilItCloses() throws Exception {
+        monitor = PodMonitor.start(root, pod, vm, FAST);
+        StatusRequest status = StatusRequest.getDefaultInstance();
+        try (MonitorLink link = MonitorLink.sharing(root, (r, p) -> {
+            throw new java.io.IOException("a live monitor is there");
+        }, Duration.ofSeconds(20))) {
+            AgentClient first = link.connect("p1");
+            AgentClient second = link.connect("p1");
+            first.close();
+            assertTrue(second.isOpen(), "closing a lease leaves the connection open");
+            second.call(MonitorMethods.STATUS, status);
+            link.close();
+            assertFalse(second.isOpen(), "the link's close ends the connection");
+            AgentClient third = link.connect("p1");
+            assertTrue(third.isOpen(), "a connection that ended is replaced");
+            third.call(MonitorMethods.STATUS, status);
+        }
+        AgentClient own = link(new AtomicInteger()).connect("p1");
+        AgentClient other = link(new AtomicInteger()).connect("p1");
+        own.close();
+        assertFalse(own.isOpen(), "a link that does not share hands out connections of their own");
+        assertTrue(other.isOpen());
+        other.close();
+    }
+
+    @Test
     void configuresThePodAndPassesAgentCallsThrough() throws Exception {
         monitor = PodMonitor.start(root, pod, vm, FAST);
         assertEquals(1, guest.configured.size());
