@@ -1,8 +1,6 @@
 package io.jrunc.vm;
 
-import java.io.FileInputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
 
@@ -15,6 +13,11 @@ public final class Names {
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}");
     /** virtio-blk's serial is cut to 20 characters in the guest. */
     public static final int SERIAL_MAX = 20;
+
+    /** Made on first use: a SecureRandom's set-up (its providers) costs every call that only checks a name. */
+    private static final class Random {
+        static final SecureRandom SOURCE = new SecureRandom();
+    }
 
     private Names() {
     }
@@ -35,27 +38,15 @@ public final class Names {
     }
 
     public static String random(String prefix) {
-        return prefix + HexFormat.of().formatHex(randomBytes(6));
+        byte[] b = new byte[6];
+        Random.SOURCE.nextBytes(b);
+        return prefix + HexFormat.of().formatHex(b);
     }
 
     /** A fresh disk serial: "jr" and 16 hex digits, 18 characters, within virtio-blk's 20. */
     public static String serial() {
-        return "jr" + HexFormat.of().formatHex(randomBytes(8));
-    }
-
-    /**
-     * The kernel's random bytes, read from /dev/urandom as SecureRandom's default source would read
-     * them, without SecureRandom: its security providers' set-up cost every run and create about 14 ms.
-     */
-    private static byte[] randomBytes(int n) {
-        try (FileInputStream in = new FileInputStream("/dev/urandom")) {
-            byte[] b = in.readNBytes(n);
-            if (b.length != n) {
-                throw new IOException("short read");
-            }
-            return b;
-        } catch (IOException e) {
-            throw new UncheckedIOException("/dev/urandom: " + e.getMessage(), e);
-        }
+        byte[] b = new byte[8];
+        Random.SOURCE.nextBytes(b);
+        return "jr" + HexFormat.of().formatHex(b);
     }
 }
