@@ -276,6 +276,9 @@ final class Attach {
                         }
                         to.flush();
                         quiet = 0;
+                        if (complete) {
+                            continue; // the interrupt that said so is spent: look again at once, not after a poll
+                        }
                     } else if (complete) {
                         return;
                     } else if (finishing && ++quiet > 5) {
