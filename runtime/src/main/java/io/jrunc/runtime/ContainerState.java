@@ -2,6 +2,7 @@ package io.jrunc.runtime;
 
 import io.jrunc.cgroups.CgroupLocation;
 import io.jrunc.cgroups.CgroupMode;
+import io.jrunc.spec.JsonTree;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

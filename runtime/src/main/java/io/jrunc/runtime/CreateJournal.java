@@ -3,6 +3,7 @@ package io.jrunc.runtime;
 import io.jrunc.cgroups.Cgroup;
 import io.jrunc.cgroups.CgroupException;
 import io.jrunc.cgroups.CgroupLocation;
+import io.jrunc.spec.JsonTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

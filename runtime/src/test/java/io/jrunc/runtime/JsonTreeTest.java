@@ -1,10 +1,11 @@
 package io.jrunc.runtime;
 
+import io.jrunc.cgroups.CgroupLocation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.jrunc.cgroups.CgroupLocation;
 import io.jrunc.cgroups.CgroupMode;
+import io.jrunc.spec.JsonTree;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,8 +1,6 @@
 package io.jrunc.vm.state;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import io.jrunc.spec.JsonTree;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,16 +8,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads pod.json and container.json with jackson's streaming parser alone, field by field, as the
- * records' own JSON is written (PodRecord's config and vm fields unwrapped at its top level). Binding
- * them with an ObjectMapper cost a cold JVM about 400 ms (its introspection of the records), which every
- * read-only call paid as soon as a pod existed: several times `jrunc list`'s whole run. Unknown fields
- * are skipped and absent ones take the records' defaults, as the mapper's binding does; writing stays
- * with the mapper.
+ * Reads pod.json and container.json field by field, as the records' own JSON is written (PodRecord's
+ * config and vm fields unwrapped at its top level), from the small reader's tree ({@link JsonTree}).
+ * Binding them with an ObjectMapper cost a cold JVM about 400 ms (its introspection of the records),
+ * and jackson's streaming parser about 20 ms (the BigDecimal its base class initialises), which every
+ * call paid as soon as a pod existed. Unknown fields are skipped and absent ones take the records'
+ * defaults, as the mapper's binding does.
  */
 final class StateFiles {
-    private static final JsonFactory FACTORY = new JsonFactory();
-
     private StateFiles() {
     }
 
@@ -57,41 +53,16 @@ final class StateFiles {
     }
 
     private static Map<String, Object> object(byte[] json) throws IOException {
-        try (JsonParser p = FACTORY.createParser(json)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IOException("not a JSON object");
-            }
-            return map(value(p), "the file");
+        Object value;
+        try {
+            value = JsonTree.parse(json);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage());
         }
-    }
-
-    /** The value at the parser's current token: a map, list, string, Long, Double, Boolean or null. */
-    private static Object value(JsonParser p) throws IOException {
-        return switch (p.currentToken()) {
-            case START_OBJECT -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    p.nextToken();
-                    m.put(name, value(p));
-                }
-                yield m;
-            }
-            case START_ARRAY -> {
-                List<Object> l = new ArrayList<>();
-                while (p.nextToken() != JsonToken.END_ARRAY) {
-                    l.add(value(p));
-                }
-                yield l;
-            }
-            case VALUE_STRING -> p.getText();
-            case VALUE_NUMBER_INT -> p.getLongValue();
-            case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
-            case VALUE_TRUE -> true;
-            case VALUE_FALSE -> false;
-            case VALUE_NULL -> null;
-            default -> throw new IOException("unexpected " + p.currentToken());
-        };
+        if (!(value instanceof Map<?, ?>)) {
+            throw new IOException("not a JSON object");
+        }
+        return map(value, "the file");
     }
 
     @SuppressWarnings("unchecked")

@@ -1,4 +1,4 @@
-package io.jrunc.runtime;
+package io.jrunc.spec;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -7,13 +7,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A JSON (RFC 8259) reader for jrunc's own small state files, giving maps, lists, strings, longs,
- * doubles, booleans and nulls, and the string quoting their writer needs. Every jrunc command reads state.json; jackson-core's parser costs a
- * cold JVM about 8 ms before it reads a byte, most of it the static initialization of BigInteger and
- * BigDecimal its base class pulls in (docs/PERFORMANCE.md). Configs, which come from users and need
- * JSON-path error messages, stay with the spec reader.
+ * A JSON (RFC 8259) reader for the small state files jrunc and jrunc-vm write themselves (jrunc's
+ * state.json, jrunc-vm's pod.json and container.json), giving maps, lists, strings, longs, doubles,
+ * booleans and nulls, and the string quoting their writer needs. Every call of either CLI reads
+ * state; jackson-core's parser costs a cold JVM about 20 ms before it reads a byte, nearly all of it
+ * the static initialization of BigDecimal its base class pulls in (JDK 25's squares its way to
+ * 5^65536; docs/PERFORMANCE.md). Configs, which come from users and need JSON-path error messages,
+ * stay with the spec reader.
  */
-final class JsonTree {
+public final class JsonTree {
     private final String text;
     private int at;
 
@@ -22,7 +24,7 @@ final class JsonTree {
     }
 
     /** The document's value; IllegalArgumentException names the offset of the first problem. */
-    static Object parse(byte[] utf8) {
+    public static Object parse(byte[] utf8) {
         JsonTree p = new JsonTree(new String(utf8, StandardCharsets.UTF_8));
         p.space();
         Object value = p.value();
@@ -34,7 +36,7 @@ final class JsonTree {
     }
 
     /** {@code value} as a JSON string literal: quotes, backslashes and control characters escaped. */
-    static StringBuilder quote(StringBuilder out, String value) {
+    public static StringBuilder quote(StringBuilder out, String value) {
         out.append('"');
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
