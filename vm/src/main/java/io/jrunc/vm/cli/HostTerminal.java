@@ -49,6 +49,7 @@ final class HostTerminal implements AutoCloseable {
             Terminals.makeRaw(fd);
             HostTerminal t = new HostTerminal(fd, saved);
             RAW.add(t);
+            Main.Output.terminalMadeRaw = true;
             Runtime.getRuntime().addShutdownHook(new Thread(t::close));
             return Optional.of(t);
         } catch (ErrnoException e) {
@@ -58,7 +59,9 @@ final class HostTerminal implements AutoCloseable {
 
     /** Restores every terminal still raw: a CLI that leaves without the JVM's shutdown hooks calls it. */
     static void restoreAll() {
-        RAW.forEach(HostTerminal::close);
+        for (HostTerminal t : RAW) {
+            t.close();
+        }
     }
 
     @Override

@@ -118,7 +118,9 @@ public final class Main implements Runnable {
         }
         System.out.flush();
         System.err.flush();
-        HostTerminal.restoreAll();
+        if (Output.terminalMadeRaw) {
+            HostTerminal.restoreAll(); // not loaded (from its jar, outside the AOT caches) by a call that never needed it
+        }
         Runtime.getRuntime().halt(code);
     }
 
@@ -184,6 +186,8 @@ public final class Main implements Runnable {
     static final class Output {
         static PrintStream out = System.out;
         static PrintStream err = System.err;
+        /** Set when a terminal was put in raw mode ({@link HostTerminal#raw}), to be restored at the exit. */
+        static volatile boolean terminalMadeRaw;
         /** Set by the monitor command: its process ends through the JVM's shutdown sequence. */
         static volatile boolean shutdownAtExit;
 
