@@ -118,7 +118,10 @@ public final class VmInit {
                     Console.uptime(), Transports.PORT_NAME);
         }
         watchdog.ready();
-        Thread.ofPlatform().name("late-modules").start(VmInit::loadLateModules);
+        Thread.ofPlatform().name("late-modules").start(() -> {
+            loadLateModules();
+            initializeBigDecimal();
+        });
         // After the ready line, not before it: the call costs 0.5-1.4 s under emulation (the client's
         // classes, a virtual-thread reader), which the host's first call need not wait for.
         if (vsock) {
@@ -135,6 +138,19 @@ public final class VmInit {
                     (System.nanoTime() - start) / 1_000_000, String.join(" ", late));
         } catch (IOException | RuntimeException e) {
             Console.log("kernel modules after ready: failed: %s", e);
+        }
+    }
+
+    /**
+     * BigDecimal's static initialisation, after the ready line, while the host prepares its first
+     * call: JDK 25's squares its way to 5^65536, and jackson's parser initialises BigDecimal when the
+     * first Create reads its spec, which then paid it (a quarter of a second under emulation). No
+     * class's initialised state is in the AOT cache, so the boot cannot have it done already.
+     */
+    private static void initializeBigDecimal() {
+        long start = System.nanoTime();
+        if (java.math.BigDecimal.ONE.signum() == 1) {
+            Console.log("BigDecimal initialised after ready in %d ms", (System.nanoTime() - start) / 1_000_000);
         }
     }
 
