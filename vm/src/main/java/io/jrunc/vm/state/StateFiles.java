@@ -59,9 +59,6 @@ final class StateFiles {
         } catch (IllegalArgumentException e) {
             throw new IOException(e.getMessage());
         }
-        if (!(value instanceof Map<?, ?>)) {
-            throw new IOException("not a JSON object");
-        }
         return map(value, "the file");
     }
 
