@@ -406,6 +406,13 @@ class PodVmTest {
         assertEquals("0", ok("exec", "cpu", "cat", "/sys/fs/cgroup/cpuset.cpus.effective").out().strip(), "the container's");
         assertTrue(ok("exec", "cpu", "cat", "/proc/self/status").out().lines().anyMatch(l -> l.matches("Cpus_allowed_list:\\s+0")),
                 "an exec runs on the containers' CPU alone");
+        // the agent's JIT compiler thread runs at nice 10, and under ThreadPriorityPolicy=1 the JVM's
+        // own threads at other values; none of it reaches a container: its first process and an exec
+        // run at nice 0
+        for (String pid : List.of("1", "self")) {
+            String stat = ok("exec", "cpu", "cat", "/proc/" + pid + "/stat").out().strip();
+            assertEquals("0", stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16], "the nice value of /proc/" + pid);
+        }
     }
 
     /** The container's processes (numeric /proc entries), the listing ls among them. */
