@@ -96,12 +96,12 @@ cp "$LIB"/*.jar "$stage/jrunc/lib/"
 # 70 -> 65 MiB, the first Create no slower). -XX:-AOTReplayTraining: the cache's method profiles are
 # not replayed, which would queue the training's hot methods for C1 at start, on the CPU the boot
 # needs (ready 6.7 s replaying them, 6.1 s not: medians of four and eight one-vCPU boots).
-# -XX:ThreadPriorityPolicy=1 -XX:CompilerThreadPriority=10: the C1 thread at nice 10, every other
-# thread where it was (a Java thread of normal priority, the containers' parent among them, stays at
-# nice 0; the JVM's own VM and reference threads go a little above). On the one vCPU of a pod under
-# emulation, compiling the boot's and the first Create's methods took the CPU from the code that
-# needed them, which finished sooner interpreted; at nice 10 the compiles fill the CPU's idle time
-# and, in a long copy, still get a share. ThreadPriorityPolicy=1 needs root, which PID 1 is.
+# -XX:ThreadPriorityPolicy=1 -XX:CompilerThreadPriority=10: the C1 thread at nice 10. A Java thread
+# of normal priority, the containers' parent among them, stays at nice 0; the JVM's VM, signal and
+# reference threads go to nice -3 to -5. On the one vCPU of a pod under emulation, compiling the
+# boot's and the first Create's methods took the CPU from the code that needed them, which finished
+# sooner interpreted; at nice 10 the compiles fill the CPU's idle time and, in a long copy, still get
+# a share. ThreadPriorityPolicy=1 needs root, which PID 1 is.
 JVM_FLAGS="-XX:+UseSerialGC
 -XX:TieredStopAtLevel=1
 -XX:ThreadPriorityPolicy=1
