@@ -33,9 +33,16 @@ public final class Host {
         if (stat == null) {
             return true;
         }
-        int close = stat.lastIndexOf(')');
-        char state = stat.charAt(close + 2);
+        char state = statFields(stat)[0].charAt(0);
         return state == 'Z' || state == 'X';
+    }
+
+    /**
+     * The fields of a /proc/PID/stat text after the command name, which is in parentheses and may hold
+     * spaces or parentheses itself: [0] is field 3 (state), [11] and [12] utime and stime, [16] nice.
+     */
+    public static String[] statFields(String stat) {
+        return stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
     }
 
     public static String comm(long pid) {

@@ -101,7 +101,7 @@ final class Support {
         if (stat == null) {
             throw new AssertionError("process " + pid + " is gone");
         }
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        String[] f = Host.statFields(stat);
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.jrunc.tests.Host;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -122,12 +123,7 @@ class PodShareVmTest {
     }
 
     static boolean notZombie(ProcessHandle h) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
-            return stat.substring(stat.lastIndexOf(')') + 2).charAt(0) != 'Z';
-        } catch (IOException e) {
-            return false;
-        }
+        return !Host.isZombieOrGone(h.pid());
     }
 
     /** The virtiofsd sockets in the pod's directory. */

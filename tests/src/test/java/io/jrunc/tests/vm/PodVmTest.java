@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jrunc.bindings.FileDescriptors;
 import io.jrunc.bindings.Terminals;
+import io.jrunc.tests.Host;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -411,7 +412,7 @@ class PodVmTest {
         // run at nice 0
         for (String pid : List.of("1", "self")) {
             String stat = ok("exec", "cpu", "cat", "/proc/" + pid + "/stat").out().strip();
-            assertEquals("0", stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16], "the nice value of /proc/" + pid);
+            assertEquals("0", Host.statFields(stat)[16], "the nice value of /proc/" + pid);
         }
     }
 
