@@ -117,6 +117,19 @@ final class JruncVm {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 
+    /**
+     * A test class's end: every pod of this root removed with `pod rm -f` (its VM ended at once), then
+     * the work directory, without following links (a shared directory may hold one to /).
+     */
+    void removePodsAndWork() throws Exception {
+        if (Files.exists(root.resolve("pods"))) {
+            for (JsonNode p : JSON.readTree(run("pod", "ls", "--format", "json").out())) {
+                run("pod", "rm", "-f", p.path("name").asText());
+            }
+        }
+        io.jrunc.bindings.FileTrees.delete(work);
+    }
+
     Result ok(String... args) throws Exception {
         Result r = run(args);
         assertEquals(0, r.code(), () -> "jrunc-vm " + String.join(" ", args) + "\n" + r.all() + "\n" + vmLogs());

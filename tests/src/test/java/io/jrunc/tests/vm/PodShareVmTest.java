@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.jrunc.tests.Host;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -75,18 +74,8 @@ class PodShareVmTest {
 
     @AfterAll
     static void tearDown() throws Exception {
-        if (vm != null && Files.exists(vm.root())) {
-            for (JsonNode p : JruncVm.JSON.readTree(vm.run("pod", "ls", "--format", "json").out())) {
-                vm.run("pod", "rm", "-f", p.path("name").asText());
-            }
-        }
-        if (work != null) {
-            // never following links: the share holds one to /
-            try (Stream<Path> all = Files.walk(work)) {
-                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+        if (vm != null) {
+            vm.removePodsAndWork(); // never following links: the share holds one to /
         }
     }
 
