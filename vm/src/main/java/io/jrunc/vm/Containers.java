@@ -115,15 +115,22 @@ public final class Containers {
     private final Pods pods;
     private final StateRoot root;
     private final Timeouts timeouts;
+    private final PodPool pool;
 
     public Containers(Pods pods) {
         this(pods, Timeouts.DEFAULTS);
     }
 
     public Containers(Pods pods, Timeouts timeouts) {
+        this(pods, timeouts, new PodPool(pods, io.jrunc.vm.config.ConfigFile.Defaults.BUILT_IN));
+    }
+
+    /** With the warm pool {@code pool}: an anonymous pod is taken from it when one is the same. */
+    public Containers(Pods pods, Timeouts timeouts, PodPool pool) {
         this.pods = pods;
         this.root = pods.root();
         this.timeouts = timeouts;
+        this.pool = pool;
     }
 
     public ContainerRecord require(String name) throws VmException {
@@ -181,6 +188,7 @@ public final class Containers {
         PodRecord pod;
         ContainerRecord record;
         StateRoot.Held creating;
+        boolean fromPool = false;
         try (AutoCloseable ignored = root.lock()) {
             root.container(name).ifPresent(c -> {
                 throw new NameTaken("the container name \"" + name + "\" is already in use (pod " + c.pod() + ")");
@@ -188,13 +196,17 @@ public final class Containers {
             if (named != null) {
                 pod = pods.require(named.name());
             } else {
-                // an anonymous pod is sized for its one container: its --memory and --cpus when given;
-                // its hostname is the container's name
-                pod = PodRecord.created(Names.random("anon-"), true, PodRecord.Config.of(
-                        spec.cpus() > 0 ? (int) Math.ceil(spec.cpus()) : 1,
-                        spec.memoryBytes() > 0 ? spec.memoryBytes() : io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY,
-                        name).withSwap(anonymousSwap).withNetwork(anonymousNetwork));
-                root.write(pod);
+                PodRecord.Config wanted = anonymousConfig(spec.cpus(), spec.memoryBytes(), anonymousSwap, name, anonymousNetwork);
+                // a booted pod of the pool when one is the same (a container that shares host
+                // directories has them plugged at the boot of a pod of its own)
+                Optional<PodRecord> pooled = shares.isEmpty() ? pool.take(wanted, name) : Optional.empty();
+                if (pooled.isPresent()) {
+                    pod = pooled.get();
+                    fromPool = true;
+                } else {
+                    pod = PodRecord.created(Names.random("anon-"), true, wanted);
+                    root.write(pod);
+                }
             }
             // held to the end of this call: `pod prune` leaves the pod alone while it is not booted yet
             creating = root.creating(pod.name());
@@ -230,6 +242,10 @@ public final class Containers {
             }
             int guestPid;
             try (AgentClient monitor = pods.start(pod.name(), launched)) {
+                if (fromPool) {
+                    // the pool's pod was configured with its own name: now it is this container's
+                    monitor.call(AgentMethods.Pod.CONFIGURE, io.jrunc.vm.monitor.PodMonitor.configure(pod), timeouts.query());
+                }
                 guestPid = monitor.call(MonitorMethods.ADD_CONTAINER, addRequest(dir, record, configBytes), timeouts.create()).getPid();
             } catch (RpcException e) {
                 if (before.active() && !pod.anonymous() && !abortInGuest(pod, record)) {
@@ -251,6 +267,17 @@ public final class Containers {
             }
             throw new VmException("cannot create container " + name + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * An anonymous pod's configuration: sized for its one container (its CPUs rounded up, its memory
+     * limit; 1 CPU and the default pod memory without them), its hostname the container's name.
+     */
+    static PodRecord.Config anonymousConfig(double cpus, long memoryBytes, long swapBytes, String hostname,
+                                            PodRecord.Network network) {
+        return PodRecord.Config.of(cpus > 0 ? (int) Math.ceil(cpus) : 1,
+                memoryBytes > 0 ? memoryBytes : io.jrunc.vm.qemu.QemuCommand.DEFAULT_POD_MEMORY, hostname)
+                .withSwap(swapBytes).withNetwork(network);
     }
 
     /**

@@ -80,6 +80,16 @@ final class ContainerCommands {
         @Parameters(index = "1..*", paramLabel = "CMD", description = "replaces the bundle's process.args")
         List<String> command = new ArrayList<>();
 
+        /**
+         * After a container that made or took an anonymous pod: the warm pool's fill, started in the
+         * background when the pool is short (nothing when the configuration keeps no pool).
+         */
+        void refillPool() throws VmException {
+            if (pod == null) {
+                main.pool().refill(main.globalArgs());
+            }
+        }
+
         Containers.Spec spec() throws VmException {
             ConfigFile.Defaults d = main.defaults();
             long mem = d.containerMemory(memory == null ? null : Sizes.parse(memory, "--memory"));
@@ -111,7 +121,8 @@ final class ContainerCommands {
     static final class Create extends Making {
         @Override
         public Integer call() throws VmException {
-            Main.Output.out.println(containers().create(spec()).name());
+            Main.Output.out.println(main.containersWithPool().create(spec()).name());
+            refillPool();
             return 0;
         }
     }
@@ -123,7 +134,7 @@ final class ContainerCommands {
 
         @Override
         public Integer call() throws Exception {
-            Containers containers = containers();
+            Containers containers = main.containersWithPool();
             ContainerRecord c = containers.create(spec());
             int code;
             try {
@@ -134,6 +145,7 @@ final class ContainerCommands {
                     containers.remove(c.name(), true);
                 }
             }
+            refillPool();
             return code;
         }
     }

@@ -1,6 +1,7 @@
 package io.jrunc.vm.cli;
 
 import io.jrunc.vm.Containers;
+import io.jrunc.vm.PodPool;
 import io.jrunc.vm.Pods;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.config.ConfigFile;
@@ -49,7 +50,7 @@ public final class Main implements Runnable {
     int bootTimeout = Integer.parseInt(DEFAULT_BOOT_TIMEOUT);
 
     @Option(names = "--config", paramLabel = "FILE",
-            description = "configuration file (TOML: [pod] swap; [container] memory, cpus, swap); default /etc/jrunc-vm/config.toml when it exists")
+            description = "configuration file (TOML: [pod] swap; [container] memory, cpus, swap; [pool] size); default /etc/jrunc-vm/config.toml when it exists")
     Path config;
 
     /** Tests replace how a monitor starts (in-process stand-ins); the binary starts a monitor JVM. */
@@ -85,9 +86,32 @@ public final class Main implements Runnable {
         return new Containers(pods());
     }
 
-    /** The configuration file's defaults (a flag wins over them). */
+    /** Containers that take anonymous pods from the warm pool the configuration file keeps, if any. */
+    Containers containersWithPool() throws VmException {
+        return new Containers(pods(), Containers.Timeouts.DEFAULTS, pool());
+    }
+
+    PodPool pool() throws VmException {
+        return new PodPool(pods(), defaults());
+    }
+
+    /** The configuration file's defaults (a flag wins over them), read once per command. */
+    private ConfigFile.Defaults defaults;
+
     ConfigFile.Defaults defaults() throws VmException {
-        return ConfigFile.load(config);
+        if (defaults == null) {
+            defaults = ConfigFile.load(config);
+        }
+        return defaults;
+    }
+
+    /** This command's options of jrunc-vm itself, for a jrunc-vm it starts (the pool's fill). */
+    List<String> globalArgs() {
+        List<String> args = new java.util.ArrayList<>(List.of("--root", root.toString(), "--boot-timeout", Integer.toString(bootTimeout)));
+        if (config != null) {
+            args.addAll(List.of("--config", config.toString()));
+        }
+        return args;
     }
 
     @Command(name = "monitor", hidden = true, description = "The pod monitor process (started by jrunc-vm itself).")

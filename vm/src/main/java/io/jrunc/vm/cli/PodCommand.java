@@ -23,7 +23,8 @@ import picocli.CommandLine.ParentCommand;
 final class PodCommand implements Runnable {
     /** The pod commands, in the order `pod --help` lists them; registered as {@link Main#COMMANDS} are. */
     static final List<Class<?>> COMMANDS = List.of(PodCommand.Create.class, PodCommand.Start.class, PodCommand.Stop.class,
-            PodCommand.Rm.class, PodCommand.Inspect.class, PodCommand.Ls.class, PodCommand.Prune.class);
+            PodCommand.Rm.class, PodCommand.Inspect.class, PodCommand.Ls.class, PodCommand.Prune.class,
+            PodCommand.Pool.class);
 
     @ParentCommand
     Main main;
@@ -171,7 +172,7 @@ final class PodCommand implements Runnable {
                 String state = pods.state(p);
                 int members = pods.root().containers(p.name()).size();
                 PodRecord.Config c = p.config();
-                all.addObject().put("name", p.name()).put("state", state).put("anonymous", p.anonymous())
+                all.addObject().put("name", p.name()).put("state", state).put("anonymous", p.anonymous()).put("pooled", p.pooled())
                         .put("cpus", c.cpus()).put("memory", Sizes.format(c.memoryBytes())).put("containers", members);
                 rows.add(new String[] {p.name(), state, Integer.toString(c.cpus()), Sizes.format(c.memoryBytes()), Integer.toString(members)});
             }
@@ -180,6 +181,33 @@ final class PodCommand implements Runnable {
             } else {
                 Table.print(Main.Output.out, new String[] {"NAME", "STATUS", "CPUS", "MEMORY", "CONTAINERS"}, rows);
             }
+            return 0;
+        }
+    }
+
+    @Command(name = "pool", mixinStandardHelpOptions = true, description = "Boot the warm pool's pods (the configuration file's"
+            + " [pool] size: anonymous pods that run and create without --pod take) and wait until they serve; prints their names.")
+    static final class Pool extends Verb {
+        @Option(names = "--drain", description = "remove the pool's pods instead (a pod a container took is that container's)")
+        boolean drain;
+        /** The fill a command starts after it made or took an anonymous pod: detached, not waiting for the boots. */
+        @Option(names = "--background", hidden = true)
+        boolean background;
+
+        @Override
+        public Integer call() throws Exception {
+            io.jrunc.vm.PodPool pool = pod.main.pool();
+            if (drain) {
+                pool.drain().forEach(Main.Output.out::println);
+                return 0;
+            }
+            if (background) {
+                // out of the caller's session, as a monitor is: a ^C or SIGHUP to the command's group is not the fill's
+                io.jrunc.bindings.Processes.setsid();
+            } else if (!pool.enabled()) {
+                throw new VmException("no pool to fill: the configuration file sets no [pool] size");
+            }
+            pool.fill(!background).forEach(Main.Output.out::println);
             return 0;
         }
     }

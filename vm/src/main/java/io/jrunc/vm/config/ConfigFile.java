@@ -23,6 +23,8 @@ import java.util.Set;
  * memory = "256m"      # a container's memory limit
  * cpus = 1.5           # its CPU limit
  * swap = "128m"        # its swap cap (swap alone, read against memory)
+ * [pool]
+ * size = 1             # anonymous pods kept booted for run and create without --pod (0: none)
  * </pre>
  *
  * Sizes are text as the flags take them ("512m") or a number of bytes. A file that does not parse, an
@@ -33,13 +35,27 @@ public final class ConfigFile {
     public static final Path DEFAULT = Path.of("/etc/jrunc-vm/config.toml");
     private static final Map<String, Set<String>> KEYS = Map.of(
             "pod", Set.of("swap"),
-            "container", Set.of("memory", "cpus", "swap"));
+            "container", Set.of("memory", "cpus", "swap"),
+            "pool", Set.of("size"));
+    private static final String KNOWN = " (known: [pod] swap; [container] memory, cpus, swap; [pool] size)";
+    /** The most pods a pool may keep booted: each is a VM of its own, holding its memory while it waits. */
+    public static final int MAX_POOL_SIZE = 8;
 
     /**
      * What the file sets; an absent value is null (swap -1 would be ambiguous with a cap of 0).
      */
-    public record Defaults(Long podSwapBytes, Long containerMemoryBytes, Double containerCpus, Long containerSwapBytes) {
-        public static final Defaults BUILT_IN = new Defaults(null, null, null, null);
+    public record Defaults(Long podSwapBytes, Long containerMemoryBytes, Double containerCpus, Long containerSwapBytes,
+                           Integer poolSize) {
+        public static final Defaults BUILT_IN = new Defaults(null, null, null, null, null);
+
+        public Defaults(Long podSwapBytes, Long containerMemoryBytes, Double containerCpus, Long containerSwapBytes) {
+            this(podSwapBytes, containerMemoryBytes, containerCpus, containerSwapBytes, null);
+        }
+
+        /** How many anonymous pods the warm pool keeps booted: the file's, else 0 (no pool). */
+        public int pool() {
+            return poolSize != null ? poolSize : 0;
+        }
 
         /** The pod's swap area: the flag's, else the file's, else 0 (no area). */
         public long podSwap(Long flag) {
@@ -83,14 +99,12 @@ public final class ConfigFile {
         for (Map.Entry<String, JsonNode> t : tree.properties()) {
             Set<String> keys = KEYS.get(t.getKey());
             if (keys == null || !t.getValue().isObject()) {
-                throw new VmException("config file " + file + ": unknown key " + t.getKey()
-                        + " (known: [pod] swap; [container] memory, cpus, swap)");
+                throw new VmException("config file " + file + ": unknown key " + t.getKey() + KNOWN);
             }
             for (Map.Entry<String, JsonNode> property : t.getValue().properties()) {
                 String key = property.getKey();
                 if (!keys.contains(key)) {
-                    throw new VmException("config file " + file + ": unknown key " + t.getKey() + "." + key
-                            + " (known: [pod] swap; [container] memory, cpus, swap)");
+                    throw new VmException("config file " + file + ": unknown key " + t.getKey() + "." + key + KNOWN);
                 }
             }
         }
@@ -102,8 +116,13 @@ public final class ConfigFile {
         if (cpus != null && (!cpus.isNumber() || cpus.asDouble() <= 0)) {
             throw new VmException("config file " + file + ": container.cpus: expected a positive number, got " + cpus);
         }
+        JsonNode pool = tree.path("pool").get("size");
+        if (pool != null && (!pool.isIntegralNumber() || pool.asLong() < 0 || pool.asLong() > MAX_POOL_SIZE)) {
+            throw new VmException("config file " + file + ": pool.size: expected a number of pods from 0 to " + MAX_POOL_SIZE
+                    + ", got " + pool);
+        }
         return new Defaults(podSwap, size(file, tree, "container", "memory"), cpus == null ? null : cpus.asDouble(),
-                size(file, tree, "container", "swap"));
+                size(file, tree, "container", "swap"), pool == null ? null : pool.asInt());
     }
 
     private static Long size(Path file, JsonNode tree, String table, String key) throws VmException {

@@ -250,6 +250,22 @@ public final class MonitorLink implements AutoCloseable {
      * 370-430 ms without (four pod starts each). A JVM that refuses the cache starts without it.
      */
     public static Process startProcess(StateRoot root, String pod) throws IOException {
+        Path log;
+        try {
+            log = root.podDir(pod).resolve("monitor.log");
+        } catch (VmException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        return startCli(List.of("--root", root.path().toString(), "monitor", pod), log);
+    }
+
+    /**
+     * Starts {@code jrunc-vm ARGS} in a JVM of its own as {@link #startProcess} starts a monitor (this
+     * JVM's java and class path, the run cache when there is one), stdin from /dev/null, output
+     * appended to {@code log}; not waited for. The command must detach itself (setsid) if it is to
+     * outlive the caller's session.
+     */
+    public static Process startCli(List<String> args, Path log) throws IOException {
         String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
         String classPath = System.getProperty("java.class.path");
         List<String> cmd = new ArrayList<>(List.of(java, "--sun-misc-unsafe-memory-access=allow",
@@ -259,13 +275,8 @@ public final class MonitorLink implements AutoCloseable {
         if (cache != null) {
             cmd.add("-XX:AOTCache=" + cache);
         }
-        cmd.addAll(List.of("-cp", classPath, "io.jrunc.vm.cli.Main", "--root", root.path().toString(), "monitor", pod));
-        Path log;
-        try {
-            log = root.podDir(pod).resolve("monitor.log");
-        } catch (VmException e) {
-            throw new IOException(e.getMessage(), e);
-        }
+        cmd.addAll(List.of("-cp", classPath, "io.jrunc.vm.cli.Main"));
+        cmd.addAll(args);
         return new ProcessBuilder(cmd)
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))

@@ -42,7 +42,7 @@ public final class PodBoot {
                 return NamespaceLink.attach(path, tap, attached -> () -> {
                     PodRecord.Network found = network.withInterface(attached.mac(), attached.addresses(), attached.gateway(),
                             attached.mtu());
-                    root.write(new PodRecord(pod.name(), pod.anonymous(), pod.createdAt(), pod.config().withNetwork(found), pod.vm()));
+                    root.write(pod.withConfig(pod.config().withNetwork(found)));
                     return start(withNetwork(command, found, tap), log);
                 });
             } catch (IOException | VmException | RuntimeException e) {

@@ -162,7 +162,7 @@ public final class PodMonitor implements AutoCloseable {
         }
     }
 
-    static ConfigurePodRequest configure(PodRecord pod) {
+    public static ConfigurePodRequest configure(PodRecord pod) {
         PodRecord.Config c = pod.config();
         PodRecord.Network net = c.network();
         String hostname = c.hostname() == null ? pod.name() : c.hostname();

@@ -16,13 +16,21 @@ import java.util.Map;
  * know are ignored, and fields it misses take their defaults.
  *
  * @param anonymous made for a container that named no pod; removed with that container
+ * @param pooled    an anonymous pod booted ahead for the warm pool ({@code [pool] size}), not yet taken
+ *                  by a container; written only when true, so a file without it is a pod never pooled
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record PodRecord(String name, boolean anonymous, long createdAt, @JsonUnwrapped Config config, @JsonUnwrapped Vm vm) {
+public record PodRecord(String name, boolean anonymous, long createdAt, @JsonUnwrapped Config config, @JsonUnwrapped Vm vm,
+                        @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean pooled) {
 
     public PodRecord {
         config = config == null ? Config.DEFAULT : config;
         vm = vm == null ? Vm.NONE : vm;
+    }
+
+    /** A pod that is not in the pool. */
+    public PodRecord(String name, boolean anonymous, long createdAt, Config config, Vm vm) {
+        this(name, anonymous, createdAt, config, vm, false);
     }
 
     /** A pod that has not booted yet. */
@@ -30,12 +38,29 @@ public record PodRecord(String name, boolean anonymous, long createdAt, @JsonUnw
         return new PodRecord(name, anonymous, System.currentTimeMillis(), config, Vm.NONE);
     }
 
+    /** An anonymous pod for the warm pool, not booted yet; its hostname is its name until it is taken. */
+    public static PodRecord pooled(String name, Config config) {
+        return new PodRecord(name, true, System.currentTimeMillis(), config, Vm.NONE, true);
+    }
+
     public PodRecord withVm(Vm booted) {
-        return new PodRecord(name, anonymous, createdAt, config, booted);
+        return new PodRecord(name, anonymous, createdAt, config, booted, pooled);
+    }
+
+    public PodRecord withConfig(Config changed) {
+        return new PodRecord(name, anonymous, createdAt, changed, vm, pooled);
+    }
+
+    /** A pooled pod taken by the container {@code hostname} names: out of the pool, with that hostname. */
+    public PodRecord taken(String hostname) {
+        Config c = config;
+        return new PodRecord(name, anonymous, createdAt, new Config(c.cpus(), c.memoryBytes(), hostname, c.dns(), c.addHosts(),
+                c.sysctls(), c.kernel(), c.initrd(), c.swapBytes(), c.network()), vm, false);
     }
 
     /**
-     * What the pod was created with; it never changes after.
+     * What the pod was created with; it never changes after, but for a pooled pod's hostname, which
+     * is given when a container takes it ({@link #taken}).
      *
      * @param memoryBytes the pod's memory (what its containers have); the VM gets more (QemuCommand)
      * @param hostname    null: the pod's name

@@ -53,7 +53,8 @@ public final class RecordTrees {
             net.put("gateway", n.gateway()).put("mtu", n.mtu());
         }
         PodRecord.Vm vm = p.vm();
-        return o.put("qemuPid", vm.qemuPid()).put("qemuStartedAt", vm.qemuStartedAt()).put("bootedDigest", vm.bootedDigest());
+        o.put("qemuPid", vm.qemuPid()).put("qemuStartedAt", vm.qemuStartedAt()).put("bootedDigest", vm.bootedDigest());
+        return p.pooled() ? o.put("pooled", true) : o;
     }
 
     private static void strings(ArrayNode into, List<String> values) {

@@ -25,7 +25,7 @@ final class StateFiles {
                 strings(o, "dns"), strings(o, "addHosts"), stringMap(o, "sysctls"), string(o, "kernel"), string(o, "initrd"),
                 number(o, "swapBytes"), network(o.get("network")));
         PodRecord.Vm vm = new PodRecord.Vm(number(o, "qemuPid"), number(o, "qemuStartedAt"), string(o, "bootedDigest"));
-        return new PodRecord(string(o, "name"), bool(o, "anonymous"), number(o, "createdAt"), config, vm);
+        return new PodRecord(string(o, "name"), bool(o, "anonymous"), number(o, "createdAt"), config, vm, bool(o, "pooled"));
     }
 
     static ContainerRecord container(byte[] json) throws IOException {

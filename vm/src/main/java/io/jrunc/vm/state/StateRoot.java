@@ -63,16 +63,28 @@ public final class StateRoot {
 
     /** Holds ROOT/lock until closed: allocation of names and removal are serialised across processes. */
     public AutoCloseable lock() throws VmException {
+        return lock("lock", "the state root " + root);
+    }
+
+    /**
+     * The warm pool's lock (ROOT/pool.lock), held until closed: one fill or drain at a time, while
+     * {@link #lock()} stays free for every other command (a fill waits for boots).
+     */
+    public AutoCloseable poolLock() throws VmException {
+        return lock("pool.lock", root.resolve("pool.lock").toString());
+    }
+
+    private AutoCloseable lock(String file, String what) throws VmException {
         try {
             Files.createDirectories(root);
-            FileChannel channel = FileChannel.open(root.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileChannel channel = FileChannel.open(root.resolve(file), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock = channel.lock();
             return () -> {
                 lock.release();
                 channel.close();
             };
         } catch (IOException e) {
-            throw new VmException("cannot lock the state root " + root + ": " + e.getMessage(), e);
+            throw new VmException("cannot lock " + what + ": " + e.getMessage(), e);
         }
     }
 

@@ -29,6 +29,8 @@ class ConfigFileTest {
                 memory = "256m"
                 cpus = 1.5
                 swap = 134217728
+                [pool]
+                size = 2
                 """));
         assertEquals(1L << 30, d.podSwap(null));
         assertEquals(2L << 30, d.podSwap(2L << 30), "the flag wins");
@@ -37,11 +39,13 @@ class ConfigFileTest {
         assertEquals(0.5, d.containerCpus(0.5));
         assertEquals(128L << 20, d.containerSwap(null));
         assertEquals(0, d.containerSwap(0L), "a flag of 0 is a cap of 0, not unset");
+        assertEquals(2, d.pool());
 
         ConfigFile.Defaults builtIn = ConfigFile.Defaults.BUILT_IN;
         assertEquals(0, builtIn.podSwap(null), "no area unless asked for");
         assertEquals(-1, builtIn.containerSwap(null), "no cap");
         assertEquals(0, builtIn.containerMemory(null));
+        assertEquals(0, builtIn.pool(), "no pool unless asked for");
     }
 
     @Test
@@ -73,6 +77,15 @@ class ConfigFileTest {
         Path tiny = file("[pod]\nswap = \"4k\"\n");
         e = assertThrows(VmException.class, () -> ConfigFile.load(tiny));
         assertTrue(e.getMessage().contains("pod.swap"), e.getMessage());
+
+        for (String bad : new String[] {"-1", "9", "\"1\"", "1.5"}) {
+            Path pool = file("[pool]\nsize = " + bad + "\n");
+            e = assertThrows(VmException.class, () -> ConfigFile.load(pool), bad);
+            assertTrue(e.getMessage().contains("pool.size") && e.getMessage().contains("0 to 8"), e.getMessage());
+        }
+        Path poolKey = file("[pool]\nsiez = 1\n");
+        e = assertThrows(VmException.class, () -> ConfigFile.load(poolKey));
+        assertTrue(e.getMessage().contains("pool.siez") && e.getMessage().contains("[pool] size"), e.getMessage());
 
         e = assertThrows(VmException.class, () -> ConfigFile.load(dir.resolve("absent.toml")));
         assertTrue(e.getMessage().contains("does not exist"), e.getMessage());

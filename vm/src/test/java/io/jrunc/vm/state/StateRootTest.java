@@ -124,7 +124,9 @@ class StateRootTest {
                         Map.of("net.ipv4.ip_forward", "1", "kernel.shmmax", "1"), "/k", "/i", 1 << 26, net),
                         new PodRecord.Vm(42, 4242, "sha256:abc")),
                 pod("q"),
-                PodRecord.created("r", false, PodRecord.Config.of(1, 0, null)));
+                PodRecord.created("r", false, PodRecord.Config.of(1, 0, null)),
+                PodRecord.pooled("s", PodRecord.Config.of(1, 512L << 20, "s")).withVm(new PodRecord.Vm(43, 4343, "sha256:abc")),
+                PodRecord.pooled("t", PodRecord.Config.of(1, 512L << 20, "t")).taken("c1"));
         for (PodRecord p : pods) {
             byte[] bytes = json.writeValueAsBytes(p);
             assertEquals(json.readValue(bytes, PodRecord.class), StateFiles.pod(bytes), new String(bytes));
@@ -162,6 +164,15 @@ class StateRootTest {
                 Map.of("a", "1"), "/k", null, 1 << 26, net), new PodRecord.Vm(42, 4242, "sha256:abc"));
         root.write(p);
         assertEquals(json.writeValueAsString(p), Files.readString(root.podDir("p").resolve("pod.json")));
+        // a pooled pod's record says so; once taken it is written as any other pod's (no pooled key)
+        PodRecord pooled = PodRecord.pooled("s", PodRecord.Config.of(1, 512L << 20, "s"));
+        root.write(pooled);
+        assertEquals(json.writeValueAsString(pooled), Files.readString(root.podDir("s").resolve("pod.json")));
+        assertTrue(Files.readString(root.podDir("s").resolve("pod.json")).contains("\"pooled\" : true"));
+        root.write(pooled.taken("c1"));
+        assertEquals(json.writeValueAsString(pooled.taken("c1")), Files.readString(root.podDir("s").resolve("pod.json")));
+        assertFalse(Files.readString(root.podDir("s").resolve("pod.json")).contains("pooled"));
+        assertEquals("c1", root.pod("s").orElseThrow().config().hostname());
         ContainerRecord c = new ContainerRecord("c", "p", "/b", "jr01", List.of("sh", "-c", "echo \"hi\""), 5, "running", 0,
                 List.of(new HostShare("fs1", "/srv", "/data", true)), 42);
         root.write(c);
@@ -182,6 +193,7 @@ class StateRootTest {
         PodRecord.Network net = new PodRecord.Network("user", List.of("8080:80/tcp"), List.of(), List.of("ndots:2"),
                 "52:54:00:00:00:01", List.of("10.0.2.15/24"), "10.0.2.2", 1500);
         for (PodRecord p : List.of(pod("q"), PodRecord.created("r", true, PodRecord.Config.of(1, 0, null)),
+                PodRecord.pooled("s", PodRecord.Config.of(1, 512L << 20, "s")),
                 new PodRecord("p", false, 7, new PodRecord.Config(3, 1L << 30, "h", List.of("1.1.1.1"), List.of(),
                         Map.of("a", "1", "b", "2", "c", "3"), "/k", null, 1 << 26, net), new PodRecord.Vm(42, 4242, "sha256:abc")))) {
             assertEquals(json.writeValueAsString(json.valueToTree(p)), json.writeValueAsString(RecordTrees.of(p)));
