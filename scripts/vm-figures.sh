@@ -145,7 +145,10 @@ podstart_figure() {
 # then, from its console; (2) the baseline: the same kernel and qemu command line (that pod's, read from
 # /proc) with the busybox initramfs above, whose /init prints its uptime (kernel start to its first
 # line) and powers off (qemu's wall time from start to exit); (3) per image, `run --rm BUNDLE echo hi`
-# on a new anonymous pod with the writable bundle, wall time to its first output and to its exit.
+# on a new anonymous pod with the writable bundle, wall time to its first output and to its exit; then,
+# for the first image, the same `run --rm` with a warm pool of one pod (`[pool] size = 1`: `pod pool`
+# boots it and waits, untimed; the timed run takes it; `pod pool` then waits for the fill the run
+# started in the background and `pod pool --drain` ends it, untimed, so no VM runs beside the others).
 # Medians and the ratios to the baseline. The order of the three is rotated every round.
 pod_figures() {
   local rounds=${BOOT_ROUNDS:-3} images=${POD_IMAGES:-$IMAGE} r step img i n pod qemu_pid bdir t line a
@@ -154,6 +157,7 @@ pod_figures() {
   rw_bundle
   : > "$OUT/pod-base-first"; : > "$OUT/pod-base-wall"
   n=0; for img in $images; do n=$((n + 1)); for f in ready rss anon run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
+  : > "$OUT/pod-pool-first"; : > "$OUT/pod-pool-wall"; printf '[pool]\nsize = 1\n' > "$OUT/pool.toml"
   for r in $(seq "$rounds"); do
     for step in $(case $((r % 3)) in 1) echo "boot base run" ;; 2) echo "run boot base" ;; 0) echo "base run boot" ;; esac); do
       case $step in
@@ -208,7 +212,14 @@ pod_figures() {
             t=$(ms)
             JRUNC_VM_IMAGE=$img jv run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-run-first-$n"; cat >/dev/null; }
             echo $(( $(ms) - t )) >> "$OUT/pod-run-wall-$n"
-          done ;;
+          done
+          img=${images%% *}
+          JRUNC_VM_IMAGE=$img jv --config "$OUT/pool.toml" pod pool >/dev/null
+          t=$(ms)
+          JRUNC_VM_IMAGE=$img jv --config "$OUT/pool.toml" run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-pool-first"; cat >/dev/null; }
+          echo $(( $(ms) - t )) >> "$OUT/pod-pool-wall"
+          JRUNC_VM_IMAGE=$img jv --config "$OUT/pool.toml" pod pool >/dev/null
+          JRUNC_VM_IMAGE=$img jv --config "$OUT/pool.toml" pod pool --drain >/dev/null ;;
       esac
     done
   done
@@ -230,6 +241,9 @@ pod_figures() {
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-run-wall-$n")median $run_wall, ratio to the baseline's wall $(ratio "$run_wall" "$base_wall")"
     echo "pod: [$img] initrd.cpio $(stat -c %s "$img/initrd.cpio") bytes"
   done
+  local pool_wall; pool_wall=$(median < "$OUT/pod-pool-wall")
+  echo "pod: [${images%% *}] run --rm BUNDLE echo hi, warm pool of 1, first output (ms): $(tr '\n' ' ' < "$OUT/pod-pool-first")median $(median < "$OUT/pod-pool-first")"
+  echo "pod: [${images%% *}] run --rm BUNDLE echo hi, warm pool of 1, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-pool-wall")median $pool_wall, ratio to the baseline's wall $(ratio "$pool_wall" "$base_wall")"
 }
 # --- the CLI's latency (cli_figures) ----------------------------------------------------------------------
 # Each jrunc-vm read-only call against `jrunc list` (build/bin/jrunc, an empty root of its own) run right
