@@ -188,7 +188,8 @@ public final class Containers {
         PodRecord pod;
         ContainerRecord record;
         StateRoot.Held creating;
-        boolean fromPool = false;
+        StateRoot.Held fromPool = null;
+        PodRecord taken = null;
         try (AutoCloseable ignored = root.lock()) {
             root.container(name).ifPresent(c -> {
                 throw new NameTaken("the container name \"" + name + "\" is already in use (pod " + c.pod() + ")");
@@ -199,26 +200,35 @@ public final class Containers {
                 PodRecord.Config wanted = anonymousConfig(spec.cpus(), spec.memoryBytes(), anonymousSwap, name, anonymousNetwork);
                 // a booted pod of the pool when one is the same (a container that shares host
                 // directories has them plugged at the boot of a pod of its own)
-                Optional<PodRecord> pooled = shares.isEmpty() ? pool.take(wanted, name) : Optional.empty();
+                Optional<PodPool.Taken> pooled = shares.isEmpty() ? pool.take(wanted, name) : Optional.empty();
                 if (pooled.isPresent()) {
-                    pod = pooled.get();
-                    fromPool = true;
+                    pod = pooled.get().pod();
+                    taken = pod;
+                    fromPool = pooled.get().creating();
                 } else {
                     pod = PodRecord.created(Names.random("anon-"), true, wanted);
                     root.write(pod);
                 }
             }
             // held to the end of this call: `pod prune` leaves the pod alone while it is not booted yet
-            creating = root.creating(pod.name());
+            // (a pod taken from the pool is held from its taking on)
+            creating = fromPool != null ? fromPool : root.creating(pod.name());
             // a root shared by virtio-fs has no disk, so no serial
             record = new ContainerRecord(name, pod.name(), bundle.dir().toString(), spec.rootShare() ? "" : Names.serial(), spec.args(),
                     System.currentTimeMillis(), "creating", 0, shares);
             root.write(record);
-        } catch (NameTaken e) {
-            throw new VmException(e.getMessage());
-        } catch (VmException e) {
-            throw e;
         } catch (Exception e) {
+            if (fromPool != null) {
+                // taken but given no container: nobody would ever remove its VM
+                fromPool.close();
+                undoCreate(taken, name, null);
+            }
+            if (e instanceof NameTaken) {
+                throw new VmException(e.getMessage());
+            }
+            if (e instanceof VmException v) {
+                throw v;
+            }
             throw new VmException("cannot create container " + name + ": " + e.getMessage(), e);
         }
         if (named == null) {
@@ -242,7 +252,7 @@ public final class Containers {
             }
             int guestPid;
             try (AgentClient monitor = pods.start(pod.name(), launched)) {
-                if (fromPool) {
+                if (fromPool != null) {
                     // the pool's pod was configured with its own name: now it is this container's
                     monitor.call(AgentMethods.Pod.CONFIGURE, io.jrunc.vm.monitor.PodMonitor.configure(pod), timeouts.query());
                 }

@@ -67,26 +67,59 @@ public final class PodPool {
                 && pooled.initrd() == null && wanted.initrd() == null;
     }
 
+    /** A pooled pod taken for a container, and its create.lock held shared for the create's call. */
+    record Taken(PodRecord pod, StateRoot.Held creating) {
+    }
+
     /**
      * Takes a pooled pod that can stand for {@code wanted} and whose qemu runs (booted, or booting:
      * the caller waits for it to serve), for the container {@code hostname} names: its record is
      * written out of the pool with that hostname, which the caller then configures in the guest. The
      * caller holds the state root's lock. Only a pod whose qemu is recorded is taken: until then its
-     * monitor writes pod.json itself, and would write the pool's record back over the taking.
+     * monitor writes pod.json itself, and would write the pool's record back over the taking. A pod
+     * a drain or a fill is removing (its create.lock held exclusively) is passed by; once taken, the
+     * create's shared hold keeps them from it.
      */
-    Optional<PodRecord> take(PodRecord.Config wanted, String hostname) throws VmException {
+    Optional<Taken> take(PodRecord.Config wanted, String hostname) throws VmException {
         if (!enabled()) {
             return Optional.empty();
         }
         String installed = installedDigest();
         for (PodRecord p : root.pods()) {
             if (p.pooled() && same(p.config(), wanted) && pods.running(p) && current(p, installed)) {
+                Optional<StateRoot.Held> creating = root.tryCreating(p.name());
+                if (creating.isEmpty()) {
+                    continue;
+                }
                 PodRecord taken = p.taken(hostname);
-                root.write(taken);
-                return Optional.of(taken);
+                try {
+                    root.write(taken);
+                } catch (VmException | RuntimeException e) {
+                    creating.get().close();
+                    throw e;
+                }
+                return Optional.of(new Taken(taken, creating.get()));
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Removes a pooled pod unless a create holds it (it was taken meanwhile): under its create.lock
+     * held exclusively, its record read again.
+     */
+    private boolean removeIfPooled(String name) throws VmException {
+        Optional<StateRoot.Held> claim = root.tryClaim(name);
+        if (claim.isEmpty()) {
+            return false;
+        }
+        try (StateRoot.Held held = claim.get()) {
+            if (!root.pod(name).map(PodRecord::pooled).orElse(false)) {
+                return false;
+            }
+            pods.remove(name, true, Duration.ZERO);
+            return true;
+        }
     }
 
     /**
@@ -109,12 +142,7 @@ public final class PodPool {
                     continue;
                 }
                 // a pod a fill killed part-way made, or one whose VM ended, or an old image's
-                Optional<StateRoot.Held> claim = root.tryClaim(p.name());
-                if (claim.isPresent()) {
-                    try (StateRoot.Held held = claim.get()) {
-                        pods.remove(p.name(), true, Duration.ZERO);
-                    }
-                }
+                removeIfPooled(p.name());
             }
             while (kept.size() < defaults.pool()) {
                 kept.add(launch());
@@ -187,8 +215,7 @@ public final class PodPool {
         try (AutoCloseable ignored = root.poolLock()) {
             List<String> removed = new ArrayList<>();
             for (PodRecord p : root.pods()) {
-                if (p.pooled()) {
-                    pods.remove(p.name(), true, Duration.ZERO);
+                if (p.pooled() && removeIfPooled(p.name())) {
                     removed.add(p.name());
                 }
             }

@@ -103,6 +103,11 @@ public final class StateRoot {
         return podLock(pod, true).orElseThrow(() -> new VmException("pod \"" + pod + "\" is being removed"));
     }
 
+    /** {@link #creating}, or empty while the pod is claimed for removal ({@link #tryClaim}). */
+    public java.util.Optional<Held> tryCreating(String pod) throws VmException {
+        return podLock(pod, true);
+    }
+
     /**
      * The pod's create.lock held exclusively until closed, or empty while a create into the pod is
      * under way: what `pod prune` takes before it removes a pod that looks idle, so that a pod a create
