@@ -49,8 +49,10 @@ public final class PodPool {
      */
     PodRecord.Config template(String hostname) throws VmException {
         long swap = defaults.containerSwap(null);
+        // as create sizes an anonymous pod's area from the container's swap cap
         return Containers.anonymousConfig(defaults.containerCpus(null), defaults.containerMemory(null),
-                swap > 0 ? swap : 0, hostname, Pods.NetworkSpec.DEFAULT.resolve());
+                swap > 0 ? io.jrunc.vm.qemu.SwapDisk.require(swap, "container.swap") : 0, hostname,
+                Pods.NetworkSpec.DEFAULT.resolve());
     }
 
     /**
