@@ -202,12 +202,15 @@ public final class PodPool {
         }
     }
 
-    /** Waits for a pooled pod to serve; one that does not is removed, and the error says why. */
+    /**
+     * Waits for a pooled pod to serve; one that does not is removed (unless a container took it
+     * meanwhile: then it is that container's create's to undo), and the error says why.
+     */
     private void awaitServing(String name) throws VmException {
         try (AgentClient ignored = pods.start(name)) {
             // serving
         } catch (VmException | RuntimeException e) {
-            pods.remove(name, true, Duration.ZERO);
+            removeIfPooled(name);
             throw e;
         }
     }
