@@ -11,6 +11,7 @@ import io.jrunc.ttrpc.Dispatcher;
 import io.jrunc.ttrpc.ServerOptions;
 import io.jrunc.ttrpc.TtrpcServer;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,7 +22,7 @@ import java.util.concurrent.FutureTask;
  * jrunc-vminit, PID 1 of a pod VM (docs/guest-init.md). In order: the early mounts, the reaper (before
  * any child can exist), the kernel modules beside the cgroup tree and the services, then the protocol on the virtio-serial
  * port and AF_VSOCK; it then prints its time from kernel start to ready, calls itself once over
- * AF_VSOCK, and serves until Shutdown powers the machine off. PID 1 must never exit (the kernel would panic): a failed boot is logged and
+ * AF_VSOCK when the kernel's command line has {@value #VSOCK_CHECK}, and serves until Shutdown powers the machine off. PID 1 must never exit (the kernel would panic): a failed boot is logged and
  * the machine powered off.
  */
 public final class VmInit {
@@ -30,6 +31,8 @@ public final class VmInit {
     static final String AGENT = "jrunc-vminit";
     /** Well within the host's wait for a boot (minutes), well beyond a slow boot here (15 s). */
     private static final Duration WATCHDOG = Duration.ofSeconds(60);
+    /** The kernel parameter that asks for the vsock loopback call after the ready line. */
+    static final String VSOCK_CHECK = "jrunc.vsock_check";
 
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals(CdsTraining.ARGUMENT)) {
@@ -122,9 +125,10 @@ public final class VmInit {
             loadLateModules();
             initializeBigDecimal();
         });
-        // After the ready line, not before it: the call costs 0.5-1.4 s under emulation (the client's
-        // classes, a virtual-thread reader), which the host's first call need not wait for.
-        if (vsock) {
+        // Only when the kernel's command line asks (the boot tests do), and after the ready line: the
+        // call costs 0.5-1.4 s of the vCPU under emulation (the client's classes, a virtual-thread
+        // reader), which the host's first calls would otherwise share.
+        if (vsock && kernelParameter(VSOCK_CHECK)) {
             vsockLoopbackCheck();
         }
     }
@@ -164,6 +168,22 @@ public final class VmInit {
         }
         Console.log("serving on vsock port %d", Transports.VSOCK_PORT);
         return true;
+    }
+
+    /**
+     * Whether the kernel's command line has {@code name}, alone or as {@code name=1}. /proc is mounted
+     * by then (the early mounts); an unreadable command line has none.
+     */
+    static boolean kernelParameter(String name) {
+        try {
+            // words apart by single spaces, as the kernel writes them; no regular expression (cold
+            // under emulation)
+            String line = " " + Files.readString(Path.of("/proc/cmdline")).trim() + " ";
+            return line.contains(" " + name + " ") || line.contains(" " + name + "=1 ");
+        } catch (IOException e) {
+            Console.log("kernel command line: not read: %s", e);
+        }
+        return false;
     }
 
     /** One call to itself over the vsock loopback transport, so that the AF_VSOCK path is exercised. */

@@ -75,7 +75,7 @@ class AgentVmTest {
         List<String> cmd = new ArrayList<>(List.of("qemu-system-x86_64", "-nodefaults", "-no-user-config",
                 "-display", "none", "-no-reboot", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", "1024",
                 "-kernel", dir.resolve("vmlinuz").toString(), "-initrd", dir.resolve("initrd.cpio").toString(),
-                "-append", "console=ttyS0 panic=-1 " + Files.readString(dir.resolve("kernel.cmdline")).trim(),
+                "-append", "console=ttyS0 panic=-1 jrunc.vsock_check " + Files.readString(dir.resolve("kernel.cmdline")).trim(),
                 "-serial", "file:" + work.resolve("console.log"),
                 "-device", "virtio-serial-pci",
                 "-chardev", "socket,id=ctl,path=" + socket + ",server=on,wait=off",
