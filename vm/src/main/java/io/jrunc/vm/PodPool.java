@@ -116,7 +116,7 @@ public final class PodPool {
             return false;
         }
         try (StateRoot.Held held = claim.get()) {
-            if (!root.pod(name).map(PodRecord::pooled).orElse(false)) {
+            if (!pooled(name)) {
                 return false;
             }
             pods.remove(name, true, Duration.ZERO);
@@ -129,7 +129,7 @@ public final class PodPool {
      * the one installed now, are removed; new ones are made and their monitors started, each waited
      * for until it holds its lock (from then on the pod counts as booting). With {@code wait}, every
      * pooled pod is then waited for until it serves. One fill at a time (ROOT/pool.lock). The names
-     * of the pooled pods.
+     * of the pods still pooled at the end (a run may take one while it boots).
      */
     public List<String> fill(boolean wait) throws VmException {
         try (AutoCloseable ignored = root.poolLock()) {
@@ -154,7 +154,14 @@ public final class PodPool {
                     awaitServing(name);
                 }
             }
-            return kept;
+            // a run may have taken one meanwhile: it is that container's now, and not named
+            List<String> pooled = new ArrayList<>();
+            for (String name : kept) {
+                if (pooled(name)) {
+                    pooled.add(name);
+                }
+            }
+            return pooled;
         } catch (VmException e) {
             throw e;
         } catch (Exception e) {
@@ -207,12 +214,21 @@ public final class PodPool {
      * meanwhile: then it is that container's create's to undo), and the error says why.
      */
     private void awaitServing(String name) throws VmException {
+        if (!pooled(name)) {
+            return; // taken (and maybe removed with its container) since: its taker waits for it
+        }
         try (AgentClient ignored = pods.start(name)) {
             // serving
         } catch (VmException | RuntimeException e) {
-            removeIfPooled(name);
-            throw e;
+            if (removeIfPooled(name) || pooled(name)) {
+                throw e;
+            }
+            // taken while it booted: what became of it is its container's command's to say
         }
+    }
+
+    private boolean pooled(String name) throws VmException {
+        return root.pod(name).map(PodRecord::pooled).orElse(false);
     }
 
     /** Removes every pooled pod (a pod a container took is no longer pooled); their names. */

@@ -96,6 +96,9 @@ class PodPoolVmTest {
         assertEquals(first, pods.get(0).path("name").asText());
         assertEquals("running", pods.get(0).path("state").asText(), "it returns once the pod serves");
         assertTrue(pods.get(0).path("pooled").asBoolean() && pods.get(0).path("anonymous").asBoolean(), pods.toString());
+        // the table says so too: a pooled pod is no user's yet
+        List<String> table = vm.ok("pod", "ls").out().lines().toList();
+        assertTrue(table.get(1).matches(first + " +running \\(pooled\\) +1 +512m +0"), String.join("\n", table));
         // a full pool is left as it is
         r = withConfig(config, "pod", "pool");
         assertEquals(first, r.out().strip(), r.all());

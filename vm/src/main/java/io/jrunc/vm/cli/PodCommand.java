@@ -174,7 +174,9 @@ final class PodCommand implements Runnable {
                 PodRecord.Config c = p.config();
                 all.addObject().put("name", p.name()).put("state", state).put("anonymous", p.anonymous()).put("pooled", p.pooled())
                         .put("cpus", c.cpus()).put("memory", Sizes.format(c.memoryBytes())).put("containers", members);
-                rows.add(new String[] {p.name(), state, Integer.toString(c.cpus()), Sizes.format(c.memoryBytes()), Integer.toString(members)});
+                // the table marks the warm pool's pods, which no container holds yet (the JSON has "pooled")
+                rows.add(new String[] {p.name(), p.pooled() ? state + " (pooled)" : state, Integer.toString(c.cpus()),
+                        Sizes.format(c.memoryBytes()), Integer.toString(members)});
             }
             if ("json".equals(format)) {
                 Main.Output.out.println(PrettyJson.of(all));
