@@ -142,7 +142,8 @@ podstart_figure() {
 # several directories compare image variants in the same run; POD_RUN_IMAGES, default the same, those
 # of them whose `run --rm` is measured too) a pod booted by jrunc-vm (`pod create` +
 # `pod start`, default pod): kernel start to the agent's "ready for requests" and its resident memory
-# then, from its console; (2) the baseline: the same kernel and qemu command line (that pod's, read from
+# then, from its console, and qemu's resident memory 25 s after `pod start` returned (the guest's RAM,
+# RssShmem, among it: what the idle pod holds of the host's memory); (2) the baseline: the same kernel and qemu command line (that pod's, read from
 # /proc) with the busybox initramfs above, whose /init prints its uptime (kernel start to its first
 # line) and powers off (qemu's wall time from start to exit); (3) per image, `run --rm BUNDLE echo hi`
 # on a new anonymous pod with the writable bundle, wall time to its first output and to its exit; then,
@@ -156,7 +157,7 @@ pod_figures() {
   local -a cmd=() args=()
   rw_bundle
   : > "$OUT/pod-base-first"; : > "$OUT/pod-base-wall"
-  n=0; for img in $images; do n=$((n + 1)); for f in ready rss anon run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
+  n=0; for img in $images; do n=$((n + 1)); for f in ready rss anon qemu run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
   : > "$OUT/pod-pool-first"; : > "$OUT/pod-pool-wall"; printf '[pool]\nsize = 1\n' > "$OUT/pool.toml"
   for r in $(seq "$rounds"); do
     for step in $(case $((r % 3)) in 1) echo "boot base run" ;; 2) echo "run boot base" ;; 0) echo "base run boot" ;; esac); do
@@ -173,10 +174,15 @@ pod_figures() {
             echo "$line" | sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' >> "$OUT/pod-ready-$n"
             echo "$line" | sed -n 's/.*resident \([0-9.]*\) MiB.*/\1/p' >> "$OUT/pod-rss-$n"
             echo "$line" | sed -n 's/.*resident [0-9.]* MiB (anonymous \([0-9.]*\),.*/\1/p' >> "$OUT/pod-anon-$n"
+            qemu_pid=$(jv pod inspect "$pod" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
             if [ ${#cmd[@]} = 0 ]; then
-              qemu_pid=$(jv pod inspect "$pod" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
               mapfile -d '' cmd < "/proc/$qemu_pid/cmdline"
             fi
+            # what the idle pod's VM holds of the host's memory once the guest settled: its balloon's driver
+            # loads 15 s after ready and reports the free pages 2 s later
+            sleep 25
+            awk '/^VmRSS/ {rss = $2} /^RssShmem/ {shm = $2} END {printf "%.1f %.1f\n", rss / 1024, shm / 1024}' \
+              "/proc/$qemu_pid/status" >> "$OUT/pod-qemu-$n"
             cp "$ROOT/pods/$pod/console.log" "$OUT/pod-console-$r-$n.log"
             jv pod rm -f "$pod" >/dev/null
           done ;;
@@ -236,6 +242,7 @@ pod_figures() {
     echo "pod: [$img] agent kernel start to ready (s):  $(tr '\n' ' ' < "$OUT/pod-ready-$n")median $ready, ratio to the baseline $(ratio "$ready" "$base_first")"
     echo "pod: [$img] agent resident at ready (MiB):    $(tr '\n' ' ' < "$OUT/pod-rss-$n")median $(median < "$OUT/pod-rss-$n")"
     [ -s "$OUT/pod-anon-$n" ] && echo "pod: [$img] of it anonymous (MiB):             $(tr '\n' ' ' < "$OUT/pod-anon-$n")median $(median < "$OUT/pod-anon-$n")"
+    echo "pod: [$img] qemu resident 25 s after pod start (MiB): $(cut -d' ' -f1 "$OUT/pod-qemu-$n" | tr '\n' ' ')median $(cut -d' ' -f1 "$OUT/pod-qemu-$n" | median); the guest's RAM of it: $(cut -d' ' -f2 "$OUT/pod-qemu-$n" | tr '\n' ' ')median $(cut -d' ' -f2 "$OUT/pod-qemu-$n" | median)"
     run_wall=$(median < "$OUT/pod-run-wall-$n")
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, first output (ms): $(tr '\n' ' ' < "$OUT/pod-run-first-$n")median $(median < "$OUT/pod-run-first-$n")"
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-run-wall-$n")median $run_wall, ratio to the baseline's wall $(ratio "$run_wall" "$base_wall")"

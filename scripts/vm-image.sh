@@ -20,8 +20,8 @@ MODULES=java.base,java.logging,jdk.unsupported
 # for the swap area and the pod's volumes, virtio-scsi and sd for the containers' hot-plugged disks), the
 # control port, the network interface (virtio_net), vsock (virtio transport for a host with vhost-vsock,
 # loopback for the guest test), overlayfs for writable roots, virtiofs (with fuse) for shared host
-# directories.
-KO_ROOTS="virtio_pci virtio_blk virtio_scsi sd_mod virtio_console virtio_net vmw_vsock_virtio_transport vsock_loopback overlay virtiofs"
+# directories, the balloon (free page reporting: the pages the guest frees go back to the host).
+KO_ROOTS="virtio_pci virtio_blk virtio_scsi sd_mod virtio_console virtio_net vmw_vsock_virtio_transport vsock_loopback overlay virtiofs virtio_balloon"
 
 # --- kernel --------------------------------------------------------------------------------------------
 if ! ls "$OUT"/kernel/boot/vmlinuz-* >/dev/null 2>&1; then

@@ -38,9 +38,22 @@ final class KernelModules {
      */
     static final Set<String> AFTER_READY = Set.of("scsi_common", "scsi_mod", "sd_mod", "virtio_scsi");
 
-    /** Loads every module in {@link #DIR} but those {@link #AFTER_READY}; returns the names in the order loaded. */
+    /**
+     * The balloon's driver, whose only use is free page reporting (the pages the guest frees go back
+     * to the host): loaded well after the ready line ({@link VmInit}), since its first report covers
+     * all of the guest's free memory and takes the vCPU for a while under emulation, which a pod's
+     * first container need not share.
+     */
+    static final Set<String> IDLE = Set.of("virtio_balloon");
+
+    /** Loads every module in {@link #DIR} but those {@link #AFTER_READY} and {@link #IDLE}; the names in the order loaded. */
     static List<String> loadAll() throws IOException {
-        return load(name -> !AFTER_READY.contains(name));
+        return load(name -> !AFTER_READY.contains(name) && !IDLE.contains(name));
+    }
+
+    /** Loads the modules {@link #IDLE}, after {@link #loadAll}; returns the names in the order loaded. */
+    static List<String> loadIdle() throws IOException {
+        return load(IDLE::contains);
     }
 
     /** Loads the modules {@link #AFTER_READY}, after {@link #loadAll}; returns the names in the order loaded. */

@@ -31,6 +31,8 @@ public final class VmInit {
     static final String AGENT = "jrunc-vminit";
     /** Well within the host's wait for a boot (minutes), well beyond a slow boot here (15 s). */
     private static final Duration WATCHDOG = Duration.ofSeconds(60);
+    /** How long after the ready line the balloon's driver loads. */
+    private static final Duration BALLOON_DELAY = Duration.ofSeconds(15);
     /** The kernel parameter that asks for the vsock loopback call after the ready line. */
     static final String VSOCK_CHECK = "jrunc.vsock_check";
 
@@ -124,6 +126,7 @@ public final class VmInit {
         Thread.ofPlatform().name("late-modules").start(() -> {
             loadLateModules();
             initializeBigDecimal();
+            loadBalloonLater();
         });
         // Only when the kernel's command line asks (the boot tests do), and after the ready line: the
         // call costs 0.5-1.4 s of the vCPU under emulation (the client's classes, a virtual-thread
@@ -142,6 +145,21 @@ public final class VmInit {
                     (System.nanoTime() - start) / 1_000_000, String.join(" ", late));
         } catch (IOException | RuntimeException e) {
             Console.log("kernel modules after ready: failed: %s", e);
+        }
+    }
+
+    /**
+     * The balloon's driver {@link #BALLOON_DELAY} after the ready line (KernelModules.IDLE says why): by
+     * then a pod's first container has started, and a pooled pod still waits.
+     */
+    private static void loadBalloonLater() {
+        try {
+            Thread.sleep(BALLOON_DELAY);
+            List<String> loaded = KernelModules.loadIdle();
+            Console.log("loaded %d kernel modules %d s after ready: %s", loaded.size(), BALLOON_DELAY.toSeconds(),
+                    String.join(" ", loaded));
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            Console.log("kernel modules %d s after ready: failed: %s", BALLOON_DELAY.toSeconds(), e);
         }
     }
 

@@ -203,6 +203,19 @@ class PodVmTest {
         JruncVm.Result missing = jrunc("exec", "a", "/bin/no-such-program");
         assertEquals(127, missing.code(), missing.all());
 
+        // the balloon's driver is bound (loaded 15 s after ready) with free page reporting negotiated: the
+        // features file has one character per feature bit, VIRTIO_BALLOON_F_REPORTING is bit 5
+        String features = "";
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (features.isEmpty() && System.nanoTime() < until) {
+            features = jrunc("exec", "a", "sh", "-c", "cat /sys/bus/virtio/drivers/virtio_balloon/virtio*/features").out().strip();
+            if (features.isEmpty()) {
+                Thread.sleep(2000);
+            }
+        }
+        assertTrue(features.length() > 5 && features.charAt(5) == '1', "free page reporting not negotiated: \"" + features
+                + "\"\n" + consoleTail());
+
         // a pod's kernel command line does not ask for the vsock loopback call (AgentVmTest's does), so the
         // agent spends no time of its vCPU on it after the ready line
         String console = Files.readString(root.resolve("pods").resolve(POD).resolve("console.log"));

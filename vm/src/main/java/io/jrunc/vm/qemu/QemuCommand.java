@@ -148,6 +148,9 @@ public final class QemuCommand {
                 "-chardev", "socket,id=ctl,path=" + podDir.resolve("agent.sock") + ",server=on,wait=off",
                 "-device", "virtserialport,bus=vser0.0,chardev=ctl,name=" + AGENT_PORT,
                 "-device", "virtio-scsi-pci,id=" + DISK_CONTROLLER,
+                // never inflated: the guest reports the pages it frees (the unpacked initramfs's archive
+                // first, then what its containers free) and qemu gives them back to the host
+                "-device", "virtio-balloon-pci,id=balloon0,free-page-reporting=on",
                 "-qmp", "unix:" + podDir.resolve("qmp.sock") + ",server=on,wait=off"));
         // Under TCG the CPU model the agent's class data and AOT cache were trained in: a cache holding
         // code for features the emulated CPU lacks dies with SIGILL. The agent

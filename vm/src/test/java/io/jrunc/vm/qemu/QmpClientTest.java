@@ -236,6 +236,7 @@ class QmpClientTest {
         assertTrue(line.contains("-chardev socket,id=ctl,path=/run/jrunc-vm/pods/p/agent.sock,server=on,wait=off"), line);
         assertTrue(line.contains("virtserialport,bus=vser0.0,chardev=ctl,name=jrunc.agent"), line);
         assertTrue(line.contains("-device virtio-scsi-pci,id=" + QemuCommand.DISK_CONTROLLER), "the containers' disk bus: " + line);
+        assertTrue(line.contains("-device virtio-balloon-pci,id=balloon0,free-page-reporting=on"), "freed pages back to the host: " + line);
         assertTrue(line.contains("-qmp unix:/run/jrunc-vm/pods/p/qmp.sock,server=on,wait=off"), line);
         assertTrue(line.contains("-serial file:/run/jrunc-vm/pods/p/console.log"), line);
         assertTrue(line.contains("-append console=ttyS0 panic=-1 init=/init"), line);
