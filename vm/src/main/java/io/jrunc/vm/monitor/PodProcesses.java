@@ -34,8 +34,9 @@ public final class PodProcesses {
     }
 
     /**
-     * SIGKILLs the pod's monitor, then its qemu, and waits for them; scans again until a scan finds
-     * none (a monitor killed while it spawned qemu can leave one that appears just after). Then the
+     * SIGKILLs the pod's monitor, then its qemu, and waits for them; scans again until two scans
+     * {@link #RESCAN} apart find none (a monitor killed while it spawned qemu can leave one that
+     * appears just after). Then the
      * sockets and the swap area the monitor would have removed are removed. True when a process was
      * ended. pod.json is read at every scan: a monitor may have recorded its qemu just before it died.
      */
@@ -63,7 +64,9 @@ public final class PodProcesses {
             if (System.nanoTime() > deadline) {
                 throw new VmException("pod " + pod + ": its processes did not end within " + wait.toSeconds() + " s");
             }
-            sleep(RESCAN);
+            if (quietScans < 2) {
+                sleep(RESCAN); // not after the last scan: nothing follows it to wait for
+            }
         }
         Path dir = root.podDir(pod);
         try {
