@@ -51,14 +51,9 @@ final class KernelModules {
         return load(name -> !AFTER_READY.contains(name) && !IDLE.contains(name));
     }
 
-    /** Loads the modules {@link #IDLE}, after {@link #loadAll}; returns the names in the order loaded. */
-    static List<String> loadIdle() throws IOException {
-        return load(IDLE::contains);
-    }
-
-    /** Loads the modules {@link #AFTER_READY}, after {@link #loadAll}; returns the names in the order loaded. */
-    static List<String> loadAfterReady() throws IOException {
-        return load(AFTER_READY::contains);
+    /** Loads the modules of {@code set} ({@link #AFTER_READY}, {@link #IDLE}) after {@link #loadAll}; the names in the order loaded. */
+    static List<String> loadOnly(Set<String> set) throws IOException {
+        return load(set::contains);
     }
 
     /** Loads the modules of {@link #DIR} that {@code which} accepts, in dependency order. */

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 
@@ -138,14 +139,7 @@ public final class VmInit {
 
     /** The containers' disk bus, after the ready line (KernelModules.AFTER_READY says why). */
     private static void loadLateModules() {
-        long start = System.nanoTime();
-        try {
-            List<String> late = KernelModules.loadAfterReady();
-            Console.log("loaded %d kernel modules after ready in %d ms: %s", late.size(),
-                    (System.nanoTime() - start) / 1_000_000, String.join(" ", late));
-        } catch (IOException | RuntimeException e) {
-            Console.log("kernel modules after ready: failed: %s", e);
-        }
+        loadModules(KernelModules.AFTER_READY, "after ready");
     }
 
     /**
@@ -155,11 +149,21 @@ public final class VmInit {
     private static void loadBalloonLater() {
         try {
             Thread.sleep(BALLOON_DELAY);
-            List<String> loaded = KernelModules.loadIdle();
-            Console.log("loaded %d kernel modules %d s after ready: %s", loaded.size(), BALLOON_DELAY.toSeconds(),
-                    String.join(" ", loaded));
-        } catch (IOException | RuntimeException | InterruptedException e) {
-            Console.log("kernel modules %d s after ready: failed: %s", BALLOON_DELAY.toSeconds(), e);
+        } catch (InterruptedException e) {
+            return; // nothing interrupts this thread; were it to, the pod would only keep its free pages
+        }
+        loadModules(KernelModules.IDLE, BALLOON_DELAY.toSeconds() + " s after ready");
+    }
+
+    /** Loads {@code modules}; the console says which, {@code when}, and how long it took, or why it failed. */
+    private static void loadModules(Set<String> modules, String when) {
+        long start = System.nanoTime();
+        try {
+            List<String> loaded = KernelModules.loadOnly(modules);
+            Console.log("loaded %d kernel modules %s in %d ms: %s", loaded.size(), when,
+                    (System.nanoTime() - start) / 1_000_000, String.join(" ", loaded));
+        } catch (IOException | RuntimeException e) {
+            Console.log("kernel modules %s: failed: %s", when, e);
         }
     }
 
@@ -192,7 +196,7 @@ public final class VmInit {
      * Whether the kernel's command line has {@code name}, alone or as {@code name=1}. /proc is mounted
      * by then (the early mounts); an unreadable command line has none.
      */
-    static boolean kernelParameter(String name) {
+    private static boolean kernelParameter(String name) {
         try {
             // words apart by single spaces, as the kernel writes them; no regular expression (cold
             // under emulation)
