@@ -32,7 +32,8 @@ E2E_PACKAGES := podman containerd buildah bsdutils containernetworking-plugins
 # apt-get run.
 E2E_NORECOMMENDS := docker.io
 # The VM tests (make test-vm): qemu boots a Debian kernel with a cpio initramfs (docs/testing.md);
-# e2fsprogs makes the containers' disk images, file tells scripts/vm-test.sh that busybox is static.
+# e2fsprogs makes the containers' disk images and the agent's root, busybox-static is the pod VM
+# initramfs's init, file tells scripts/vm-test.sh and scripts/vm-image.sh that busybox is static.
 VM_PACKAGES := qemu-system-x86 cpio busybox-static e2fsprogs file
 VM_DIR := $(BUILD)/vm
 
@@ -132,7 +133,7 @@ vm-aot-cache = rm -f $(1)/jrunc-vm*.aot; for w in read run files; do d=$$(mktemp
 	  || { echo "no AOT cache for jrunc-vm's $$w calls: see $(BUILD)/vm-aot-train-$$w.log"; rm -f $(1)/jrunc-vm-$$w.aot; }; rm -rf $$d; done
 
 # What jrunc-vm reads beside its kernel (io.jrunc.vm.qemu.VmImage).
-VM_IMAGE_FILES := vmlinuz initramfs.cpio initrd.cpio initramfs.cpio.lz4 initrd.cpio.lz4 initrd.img image.digest kernel.cmdline
+VM_IMAGE_FILES := vmlinuz initramfs.cpio initrd.cpio initramfs.cpio.lz4 initrd.cpio.lz4 initrd.img agent-root.img image.digest kernel.cmdline
 
 launcher-vm:
 	@rm -rf $(BUILD)/lib-vm && mkdir -p $(BUILD)/bin $(BUILD)/lib-vm
@@ -240,9 +241,9 @@ vm-run:
 	  -DincludeScope=test -DexcludeGroupIds=$(GUEST_TEST_EXCLUDES) -DoutputDirectory=$(abspath $(VM_DIR))/lib
 	VM_DIR=$(abspath $(VM_DIR)) scripts/vm-test.sh $(VM_DIR)/lib tests/target/test-classes $(VM_TESTS)
 
-# The pod VM image (scripts/vm-image.sh, docs/guest-init.md): Debian's cloud kernel and an initramfs
-# with a jlink'd runtime and jrunc-vminit as /init, plus a digest of the image. The kernel and the
-# runtime are cached in $(VM_IMAGE) between runs.
+# The pod VM image (scripts/vm-image.sh, docs/guest-init.md): Debian's cloud kernel, the agent's root
+# (an ext4 image with a jlink'd runtime and jrunc-vminit as /init), a small initramfs whose busybox
+# mounts it, and a digest of the image. The kernel and the runtime are cached in $(VM_IMAGE) between runs.
 VM_IMAGE := $(BUILD)/vm-image
 vm-image: check-jdk
 	$(call apt-ensure,$(VM_PACKAGES))

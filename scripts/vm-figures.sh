@@ -5,7 +5,8 @@
 #          create and start times the agent logs for the API's Create and Start, with the CLI's wall time
 #          for `jrunc-vm create` + `start` (hot-plug and JVM start-up included) beside them;
 #   baseline: the same kernel in the same VM configuration (qemu flags, memory, devices) with a busybox
-#          shell as /init that prints its uptime and powers off.
+#          shell as /init that prints its uptime and powers off (kernel parameters: the console's, quiet
+#          and the agent's swiotlb=noforce, which spares both kernels a 64 MiB bounce buffer).
 # Then the medians, the ratio of ready times and the image sizes.
 # virtio-fs (its own section, virtiofs_figure): 100 MiB written by dd in a container to a host directory
 # shared through virtio-fs, against the same write to a tmpfs in the guest, interleaved, ROUNDS each,
@@ -201,7 +202,7 @@ pod_figures() {
             a=${cmd[$i]}
             case ${cmd[$((i - 1))]} in
               -initrd) a=$OUT/baseline.cpio ;;
-              -append) a="console=ttyS0 panic=-1 quiet init=/init" ;;
+              -append) a="console=ttyS0 panic=-1 quiet swiotlb=noforce init=/init" ;;
               -serial) a=file:$bdir/console.log ;;
             esac
             args+=("${a//$ROOT\/pods\/$pod/$bdir}")
@@ -246,7 +247,7 @@ pod_figures() {
     run_wall=$(median < "$OUT/pod-run-wall-$n")
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, first output (ms): $(tr '\n' ' ' < "$OUT/pod-run-first-$n")median $(median < "$OUT/pod-run-first-$n")"
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-run-wall-$n")median $run_wall, ratio to the baseline's wall $(ratio "$run_wall" "$base_wall")"
-    echo "pod: [$img] initrd.cpio $(stat -c %s "$img/initrd.cpio") bytes"
+    echo "pod: [$img] initrd.cpio $(stat -c %s "$img/initrd.cpio") bytes$([ ! -f "$img/agent-root.img" ] || echo ", agent-root.img $(stat -c %s "$img/agent-root.img") bytes ($(du -k "$img/agent-root.img" | cut -f1) KiB used)")"
   done
   local pool_wall; pool_wall=$(median < "$OUT/pod-pool-wall")
   echo "pod: [${images%% *}] run --rm BUNDLE echo hi, warm pool of 1, first output (ms): $(tr '\n' ' ' < "$OUT/pod-pool-first")median $(median < "$OUT/pod-pool-first")"
@@ -509,7 +510,7 @@ for r in $(seq "$ROUNDS"); do
     a=${qemu_cmd[$i]}
     case ${qemu_cmd[$((i - 1))]} in
       -initrd) a=$OUT/baseline.cpio ;;
-      -append) a="console=ttyS0 panic=-1 quiet init=/init" ;;
+      -append) a="console=ttyS0 panic=-1 quiet swiotlb=noforce init=/init" ;;
       -serial) a=file:$bdir/console.log ;;
     esac
     a=${a//$ROOT\/pods\/$pod/$bdir}
@@ -530,7 +531,7 @@ echo "agent resident at ready (MiB):       $(tr '\n' ' ' < "$OUT/agent-rss") med
 echo "in-guest create, API (ms):           $(tr '\n' ' ' < "$OUT/create-ms") median $(median < "$OUT/create-ms")"
 echo "in-guest start, API (ms):            $(tr '\n' ' ' < "$OUT/start-ms") median $(median < "$OUT/start-ms")"
 echo "CLI create + start, wall (ms):       $(tr '\n' ' ' < "$OUT/cli-ms") median $(median < "$OUT/cli-ms")"
-echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
+echo "sizes (bytes): vmlinuz $(stat -c %s "$IMAGE/vmlinuz"), initrd.cpio $(stat -c %s "$IMAGE/initrd.cpio"), agent-root.img $(stat -c %s "$IMAGE/agent-root.img" 2>/dev/null || echo -), jlink'd runtime $(du -sb "$IMAGE/jre" | cut -f1), baseline.cpio $(stat -c %s "$OUT/baseline.cpio")"
 virtiofs_figure "$ROUNDS"
 network_figures
 layer_figure

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Builds the pod VM image (make vm-image; docs/guest-init.md): Debian's cloud kernel and an
-# uncompressed initramfs whose /init is a jlink'd java running jrunc-vminit (io.jrunc.vminit.VmInit).
+# Builds the pod VM image (make vm-image; docs/guest-init.md): Debian's cloud kernel, the agent's root
+# file system (an ext4 image whose /init is a jlink'd java running jrunc-vminit, io.jrunc.vminit.VmInit),
+# which a pod's qemu attaches as a virtio-pmem device, and a small initramfs whose /init
+# (scripts/vm-image-init, run by busybox) mounts that file system with DAX and hands PID 1 to the agent.
 #
 #   scripts/vm-image.sh <dir with the agent's jars> <output dir>
 #
 # Output, as jrunc-vm's VmImage reads it (docs/vm.md, "The image"): vmlinuz, initrd.cpio,
-# kernel.cmdline (what the agent needs on the kernel command line; the launcher prepends the console
-# and panic settings), image.digest (sha256 of the three), and, cached for the next run, kernel/ (the
-# unpacked .deb) and jre/.
+# agent-root.img, kernel.cmdline (what the agent needs on the kernel command line; the launcher prepends
+# the console and panic settings), image.digest (sha256 of the four), and, cached for the next run,
+# kernel/ (the unpacked .deb) and jre/. Each file is written beside its final name and renamed over it,
+# so that a running pod's qemu, which maps agent-root.img, keeps the file it booted with.
 # The kernel is fetched with apt-get download and unpacked with dpkg-deb -x, never installed.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 <lib dir> <output dir>" >&2; exit 2; }
 LIB=$(cd "$1" && pwd); mkdir -p "$2"; OUT=$(cd "$2" && pwd)
 : "${JAVA_HOME:?JAVA_HOME must name a JDK 25}"
 command -v cpio >/dev/null || { echo "vm-image: needs cpio" >&2; exit 2; }
+command -v mkfs.ext4 >/dev/null || { echo "vm-image: needs mkfs.ext4 (e2fsprogs)" >&2; exit 2; }
+# the initramfs's init runs on Debian's static busybox (package busybox-static): the guest has no C library
+# before the agent's root is mounted
+file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' \
+  || { echo "vm-image: needs a static /bin/busybox (the Debian package busybox-static)" >&2; exit 2; }
 # java.logging: protobuf-java; jdk.unsupported: the runtime library's sun.misc.Signal use.
 MODULES=java.base,java.logging,jdk.unsupported
 # The modules the agent loads (and their depends=, added below): the virtio PCI bus, disks (virtio-blk
@@ -22,6 +30,9 @@ MODULES=java.base,java.logging,jdk.unsupported
 # loopback for the guest test), overlayfs for writable roots, virtiofs (with fuse) for shared host
 # directories, the balloon (free page reporting: the pages the guest frees go back to the host).
 KO_ROOTS="virtio_pci virtio_blk virtio_scsi sd_mod virtio_console virtio_net vmw_vsock_virtio_transport vsock_loopback overlay virtiofs virtio_balloon"
+# The modules the initramfs's init loads to reach the agent's root: the PCI bus, the virtio-pmem device
+# (virtio_pmem, with nd_virtio and libnvdimm) and the pmem block driver on it (nd_pmem).
+INIT_KO_ROOTS="virtio_pci virtio_pmem nd_pmem"
 
 # --- kernel --------------------------------------------------------------------------------------------
 if ! ls "$OUT"/kernel/boot/vmlinuz-* >/dev/null 2>&1; then
@@ -64,18 +75,23 @@ done
 # kernel modules: the roots and everything their depends= names, flat, and each one's depends= as a
 # line "NAME: DEP DEP" of lib/modules/depends, from which the agent orders them (scanning the .ko files
 # for it in the guest cost 0.5-0.7 s of the boot under emulation)
+# add_ko NAME DIR: copies the module and those it depends on to DIR, each once, and appends to
+# DIR/order its name after theirs (the order the initramfs's init loads them in)
 declare -A seen=()
 add_ko() {
-  local name=$1 file dep deps
-  [ -n "${seen[$name]:-}" ] && return; seen[$name]=1
+  local name=$1 dir=$2 file dep deps
+  [ -n "${seen[$dir/$name]:-}" ] && return; seen[$dir/$name]=1
   file=$(find "$moddir" -name "$name.ko" -o -name "${name//_/-}.ko" | head -1)
   [ -n "$file" ] || { echo "vm-image: module $name not in $(basename "$moddir")" >&2; exit 1; }
-  cp "$file" "$stage/lib/modules/$name.ko"
+  cp "$file" "$dir/$name.ko"
   deps=$(strings -a "$file" | sed -n 's/^depends=//p' | head -1 | tr ',' ' ')
-  echo "$name: $deps" >> "$stage/lib/modules/depends"
-  for dep in $deps; do add_ko "$dep"; done
+  echo "$name: $deps" >> "$dir/depends"
+  for dep in $deps; do add_ko "$dep" "$dir"; done
+  echo "$name" >> "$dir/order"
 }
-for m in $KO_ROOTS; do add_ko "$m"; done
+for m in $KO_ROOTS; do add_ko "$m" "$stage/lib/modules"; done
+rm "$stage/lib/modules/order"
+agent_kos=$(ls "$stage"/lib/modules/*.ko | wc -l)
 cp "$LIB"/*.jar "$stage/jrunc/lib/"
 # The manifest carries the class path and Enable-Native-Access (on the command line it would turn
 # off part of CDS).
@@ -149,11 +165,39 @@ else
   echo "vm-image: not root (or no unshare): no AOT cache of the agent's classes, jlink's CDS archive alone" >&2
 fi
 { echo "$JVM_FLAGS"; [ -z "$archive_flag" ] || echo "$archive_flag"; echo "-jar"; echo "/jrunc/vminit.jar"; } > "$stage/jrunc/args"
-(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$OUT/initrd.cpio.tmp"
-mv "$OUT/initrd.cpio.tmp" "$OUT/initrd.cpio"
+
+# --- the agent's root: ext4 in 4 KiB blocks (DAX maps the file system's blocks as the guest's pages,
+# so they must be page-sized), without a journal (a pod's writes there, few, never reach the file:
+# qemu maps it private, and each page a guest writes becomes a page of that qemu's own), a quarter free
+# and 8 MiB more for what the agent writes (the JVM's log of its class data, /etc's files, mount
+# points), the whole rounded up to 8 MiB for the guest's memory-device alignment. Inodes for the tree's
+# files and 1024 more, their tables zeroed here (lazy_itable_init=0): by default mkfs gives this size
+# 28672 inodes, and the guest's kernel zeroed their 7 MiB of tables after the mount, 7 MiB that each
+# pod's qemu then held as its own copy.
+mib=$(( ($(du -sk "$stage" | cut -f1) * 5 / 4 / 1024 + 8 + 7) / 8 * 8 ))
+inodes=$(( $(find "$stage" | wc -l) + 1024 ))
+rm -f "$OUT/agent-root.img.tmp"
+mkfs.ext4 -q -F -b 4096 -O ^has_journal -m 0 -N "$inodes" -E lazy_itable_init=0 -L jrunc-agent -d "$stage" \
+  "$OUT/agent-root.img.tmp" "${mib}M" >/dev/null
+mv "$OUT/agent-root.img.tmp" "$OUT/agent-root.img"
 rm -rf "$stage"
-cp "$kernel" "$OUT/vmlinuz"
+
+# --- initramfs: busybox, the init script and the drivers of the agent's root ----------------------------
+init="$OUT/init-stage"; rm -rf "$init"; mkdir -p "$init"/{bin,dev,newroot,lib/modules}
+cp /bin/busybox "$init/bin/busybox"
+cp "$(dirname "$0")/vm-image-init" "$init/init" && chmod 755 "$init/init"
+for m in $INIT_KO_ROOTS; do add_ko "$m" "$init/lib/modules"; done
+rm "$init/lib/modules/depends"
+init_kos=$(ls "$init"/lib/modules/*.ko | wc -l)
+(cd "$init" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$OUT/initrd.cpio.tmp"
+mv "$OUT/initrd.cpio.tmp" "$OUT/initrd.cpio"
+rm -rf "$init"
+cp "$kernel" "$OUT/vmlinuz.tmp" && mv "$OUT/vmlinuz.tmp" "$OUT/vmlinuz"
 rm -f "$OUT/cmdline" "$OUT/digest"   # the names before jrunc-vm's
-echo "quiet init=/init oops=panic mitigations=off LD_LIBRARY_PATH=/jre/lib -- @/jrunc/args" > "$OUT/kernel.cmdline"
-(cd "$OUT" && sha256sum vmlinuz initrd.cpio kernel.cmdline | sha256sum | cut -d' ' -f1) > "$OUT/image.digest"
-echo "vm-image: $(basename "$kernel"), initramfs $(( $(stat -c %s "$OUT/initrd.cpio") / 1048576 )) MB, modules: ${#seen[@]}, digest $(cut -c1-12 "$OUT/image.digest")"
+# swiotlb=noforce: no bounce buffers for DMA above 4 GiB. The kernel sets aside 64 MiB of RAM for them
+# whenever memory may lie above 4 GiB, as the device memory of the agent root's virtio-pmem device does
+# (and the RAM of a VM over about 2.75 GiB); the guest's devices are all virtio without
+# VIRTIO_F_ACCESS_PLATFORM, which address the guest's memory directly and never bounce.
+echo "quiet oops=panic mitigations=off swiotlb=noforce LD_LIBRARY_PATH=/jre/lib -- @/jrunc/args" > "$OUT/kernel.cmdline"
+(cd "$OUT" && sha256sum vmlinuz initrd.cpio agent-root.img kernel.cmdline | sha256sum | cut -d' ' -f1) > "$OUT/image.digest"
+echo "vm-image: $(basename "$kernel"), agent root $mib MiB ($(( $(du -k "$OUT/agent-root.img" | cut -f1) / 1024 )) MiB used), initramfs $(( $(stat -c %s "$OUT/initrd.cpio") / 1024 )) KiB, modules: $agent_kos in the agent's root and $init_kos in the initramfs, digest $(cut -c1-12 "$OUT/image.digest")"

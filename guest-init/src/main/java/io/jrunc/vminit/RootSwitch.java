@@ -9,12 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The agent's first step: its root becomes a bind mount of the initramfs instead of the initramfs
- * (rootfs) itself, which is the root of the mount tree and which pivot_root(2) therefore refuses
- * (EINVAL). From a bind mount moved over / and chrooted into (what switch_root does, without copying
- * anything), containers get pivot_root like on any host, not --no-pivot's chroot. Done before any other
- * mount, so the bind carries nothing else; every thread of the JVM shares the new root (they share one
- * fs context).
+ * The agent's first step: its root becomes a bind mount of itself, moved over / and chrooted into (what
+ * switch_root does, without copying anything). An agent whose root is the initramfs (rootfs) needs it:
+ * rootfs is the root of the mount tree, which pivot_root(2) refuses (EINVAL), and from the bind mount
+ * containers get pivot_root like on any host, not --no-pivot's chroot. The image's agent, whose root
+ * the initramfs's init mounted from the agent's root image and switched to, is already there; the bind
+ * costs it a few milliseconds and nothing else. Done before any other mount, so the bind carries
+ * nothing else; every thread of the JVM shares the new root (they share one fs context).
  *
  * <p>A container is made with move + chroot (runc's --no-pivot) only when its create asks for it, as
  * runc does: chroot leaves the old root reachable to a process that escapes it, so it is never chosen
@@ -51,6 +52,25 @@ final class RootSwitch {
 
     static Outcome outcome() {
         return outcome;
+    }
+
+    /**
+     * What the root is, from the last line for / in /proc/self/mounts ({@code TYPE SOURCE (OPTIONS)}:
+     * {@code ext4 /dev/pmem0 (rw,relatime,dax=always)} for the image's agent root), or why it is not known.
+     */
+    static String describe() {
+        try {
+            String found = "not in /proc/self/mounts";
+            for (String line : Files.readAllLines(Path.of("/proc/self/mounts"))) {
+                String[] f = line.split(" ");
+                if (f.length >= 4 && f[1].equals("/")) {
+                    found = f[2] + " " + f[0] + " (" + f[3] + ")";
+                }
+            }
+            return found;
+        } catch (IOException e) {
+            return "unknown: " + e.getMessage();
+        }
     }
 
     /** Whether a create that {@code asked} for no pivot (or not) is made with noPivot, under the boot's switch. */

@@ -70,10 +70,10 @@ public final class VmInit {
         String archive = ClassDataArchive.status(); // before RootSwitch and the tmpfs on /tmp
         RootSwitch.Outcome rootSwitch = RootSwitch.run();
         EarlyMounts.mountAll();
-        Console.log("main() at %.3f s after kernel start (the JVM's creation began at %.2f s); early mounts done (%d ms in main)%s;"
-                + " class data archive %s %s", Console.uptime(), Console.threadStart(), (System.nanoTime() - entered) / 1_000_000,
-                rootSwitch.switched() ? "; root is a bind mount of the initramfs" : "",
-                ClassDataArchive.PATH, archive);
+        Console.log("main() at %.3f s after kernel start (the JVM's creation began at %.2f s); early mounts done (%d ms in main);"
+                + " root %s%s; class data archive %s %s", Console.uptime(), Console.threadStart(),
+                (System.nanoTime() - entered) / 1_000_000, RootSwitch.describe(),
+                rootSwitch.switched() ? ", bind-mounted over itself" : "", ClassDataArchive.PATH, archive);
         if (!rootSwitch.switched()) {
             Console.log("root switch failed: %s; the root stays the initramfs, which pivot_root refuses: a create"
                     + " that does not ask for no_pivot will be refused", rootSwitch.failure());

@@ -11,6 +11,8 @@ import io.jrunc.ttrpc.ByteStream;
 import io.jrunc.ttrpc.ClientOptions;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.RpcException;
+import io.jrunc.vm.qemu.QemuCommand;
+import io.jrunc.vm.qemu.VmImage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -73,7 +75,7 @@ class AgentVmTest {
         run(List.of("mkfs.ext4", "-q", "-F", "-d", rootfs.toString(), disk.toString(), "32M"));
         Path socket = work.resolve("ctl.sock");
         List<String> cmd = new ArrayList<>(List.of("qemu-system-x86_64", "-nodefaults", "-no-user-config",
-                "-display", "none", "-no-reboot", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", "1024",
+                "-display", "none", "-no-reboot", "-accel", "tcg", "-cpu", "max", "-smp", "1",
                 "-kernel", dir.resolve("vmlinuz").toString(), "-initrd", dir.resolve("initrd.cpio").toString(),
                 "-append", "console=ttyS0 panic=-1 jrunc.vsock_check " + Files.readString(dir.resolve("kernel.cmdline")).trim(),
                 "-serial", "file:" + work.resolve("console.log"),
@@ -82,6 +84,8 @@ class AgentVmTest {
                 "-device", "virtserialport,chardev=ctl,name=jrunc.agent",
                 "-drive", "file=" + disk + ",if=none,id=d0,format=raw,readonly=on",
                 "-device", "virtio-blk-pci,drive=d0,serial=" + SERIAL));
+        // 1 GiB of RAM and the image's agent root, as a pod's VM has it
+        cmd.addAll(QemuCommand.memory(1024, VmImage.locate(dir.resolve("vmlinuz"), dir.resolve("initrd.cpio")).agentRoot()));
         bootStart = System.nanoTime();
         qemu = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(work.resolve("qemu.out").toFile()).start();
@@ -442,7 +446,7 @@ class AgentVmTest {
         assertTrue(out.startsWith("pid=1 root=") && out.contains("bin"), out);
         assertEquals(0, wait(ref("chrooted", "")).getCode());
         agent.call(AgentMethods.Containers.REMOVE, RemoveContainerRequest.newBuilder().setId("chrooted").build());
-        assertTrue(console().contains("root is a bind mount of the initramfs"), "the boot's root switch was done");
+        assertTrue(console().contains(", bind-mounted over itself;"), "the boot's root switch was done");
     }
 
     @Test

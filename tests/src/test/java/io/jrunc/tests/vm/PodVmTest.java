@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -221,6 +223,11 @@ class PodVmTest {
         String console = Files.readString(root.resolve("pods").resolve(POD).resolve("console.log"));
         assertTrue(console.contains("ready for requests"), consoleTail());
         assertFalse(console.contains("vsock loopback"), consoleTail());
+        // the agent's root is the image's ext4 on the virtio-pmem device, mounted with DAX: its files are
+        // read in place from the host's mapping of agent-root.img, not copied into the guest's RAM
+        Matcher rootLine = Pattern.compile("; root ext4 /dev/pmem0 \\(([^)]*)\\)").matcher(console);
+        assertTrue(rootLine.find(), "no pmem root in the agent's main() line\n" + consoleTail());
+        assertTrue(List.of(rootLine.group(1).split(",")).contains("dax=always"), rootLine.group());
     }
 
     @Test

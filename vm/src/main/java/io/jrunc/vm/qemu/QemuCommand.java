@@ -51,7 +51,9 @@ public final class QemuCommand {
      * AgentVmTest) = {@value #AGENT_OVERHEAD_BYTES} bytes, and {@link #PER_PAGE_OVERHEAD_PERCENT}% of
      * the pod's memory for what grows with it (a struct page of 64 bytes per 4 KiB page, 1.56%, and
      * page tables). Too much only costs host memory the guest never touches (qemu allocates lazily);
-     * too little breaks the promise.
+     * too little breaks the promise. Those figures are of an image whose initramfs was the agent's root;
+     * with the image's agent root on its pmem device about 128 MiB less is unavailable (docs/vm.md,
+     * "Memory"), which this overhead, kept, leaves to the containers.
      */
     public static final long AGENT_OVERHEAD_BYTES = 288L << 20;
     /** The part of the overhead that grows with the pod's memory, in percent of it (see above). */
@@ -62,7 +64,8 @@ public final class QemuCommand {
      * with "Initramfs unpacking failed: write error" below about 325 MiB (measured with this image of
      * 95.4 MB: 321 MiB fails, 330 MiB unpacks), which a small pod's memory plus the overhead (32 MiB:
      * 321 MiB) does not reach. 384 MiB leaves room for the image to grow a little; the floor costs the
-     * host nothing the guest does not touch.
+     * host nothing the guest does not touch. An image with an agent root has a 3 MB initramfs and needs
+     * no floor, but one whose initramfs is the agent's root still does.
      */
     public static final long MIN_VM_BYTES = 384L << 20;
     /** The pod's memory when none is given (podman's pods have no default; a VM needs one). */
@@ -128,6 +131,29 @@ public final class QemuCommand {
         }
     }
 
+    /** The memory-backend-file and device ids of the agent's root. */
+    static final String AGENT_ROOT_ID = "agentroot";
+
+    /**
+     * The VM's RAM ({@code -m}) and, given the image's agent root, the device that carries it: a
+     * virtio-pmem device whose memory is the image file, mapped private (share=off: what the guest
+     * writes stays in this qemu's memory and never reaches the file, which every pod shares). The guest
+     * mounts its ext4 with DAX, so reading the agent's files reads the host's page cache of the file
+     * in place, and the pages are the same for every pod. The device's memory lies outside the RAM, in
+     * the machine's device memory: {@code maxmem} leaves room for it, with one slot. A comma in the
+     * file's path is doubled, as qemu's option syntax wants.
+     */
+    public static List<String> memory(long mib, VmImage.AgentRoot agentRoot) {
+        if (agentRoot == null) {
+            return List.of("-m", mib + "M");
+        }
+        long rootMiB = (agentRoot.bytes() + (1 << 20) - 1) >> 20;
+        return List.of("-m", mib + "M,slots=1,maxmem=" + (mib + rootMiB) + "M",
+                "-object", "memory-backend-file,id=" + AGENT_ROOT_ID + ",mem-path=" + agentRoot.file().toString().replace(",", ",,")
+                        + ",size=" + rootMiB + "M,share=off",
+                "-device", "virtio-pmem-pci,id=" + AGENT_ROOT_ID + "0,memdev=" + AGENT_ROOT_ID);
+    }
+
     /**
      * @param podDir where the sockets and the console log go
      */
@@ -137,7 +163,6 @@ public final class QemuCommand {
                 "-machine", "pc,accel=" + (kvm ? "kvm" : "tcg") + ",memory-backend=" + MEMORY_ID,
                 "-object", "memory-backend-memfd,id=" + MEMORY_ID + ",size=" + mib + "M,share=on",
                 "-smp", Integer.toString(vmCpus(cpus, kvm)),
-                "-m", mib + "M",
                 "-nodefaults", "-no-user-config", "-no-reboot",
                 "-display", "none",
                 "-serial", "file:" + podDir.resolve("console.log"),
@@ -152,6 +177,7 @@ public final class QemuCommand {
                 // first, then what its containers free) and qemu gives them back to the host
                 "-device", "virtio-balloon-pci,id=balloon0,free-page-reporting=on",
                 "-qmp", "unix:" + podDir.resolve("qmp.sock") + ",server=on,wait=off"));
+        cmd.addAll(memory(mib, image.agentRoot()));
         // Under TCG the CPU model the agent's class data and AOT cache were trained in: a cache holding
         // code for features the emulated CPU lacks dies with SIGILL. The agent
         // side trains and boots with -cpu max.

@@ -10,15 +10,24 @@ import java.util.Optional;
 /**
  * The VM image a pod boots: a kernel and an initramfs (`make vm-image` writes them to build/vm-image/,
  * `make install` to $(PREFIX)/share/jrunc-vm), and beside them the files the image build writes:
+ * {@value #AGENT_ROOT} (the agent's root file system, which the VM gets as a virtio-pmem device and the
+ * initramfs's init mounts; an image whose initramfs holds the agent itself has none),
  * {@value #DIGEST} (one line, the image's digest, which a pod records at boot and `pod inspect` compares
  * with the installed one) and, optionally, {@value #CMDLINE} (what the agent needs on the kernel command
  * line, appended to jrunc-vm's own).
  *
- * <p>Found without being told: --kernel/--initrd first; else the directory named by $JRUNC_VM_IMAGE;
- * else, walking up from jrunc-vm's own jar, share/jrunc-vm (installed under PREFIX) and build/vm-image
- * (the source tree).
+ * <p>Found without being told: --kernel/--initrd first (the agent's root then is the
+ * {@value #AGENT_ROOT} beside the initramfs, if there is one); else the directory named by
+ * $JRUNC_VM_IMAGE; else, walking up from jrunc-vm's own jar, share/jrunc-vm (installed under PREFIX) and
+ * build/vm-image (the source tree).
+ *
+ * @param agentRoot null: the initramfs is the agent's root
  */
-public record VmImage(Path kernel, Path initrd, String digest, String cmdline) {
+public record VmImage(Path kernel, Path initrd, AgentRoot agentRoot, String digest, String cmdline) {
+    /** The agent's root file system image and its size, which the VM's memory device takes whole. */
+    public record AgentRoot(Path file, long bytes) {}
+
+    public static final String AGENT_ROOT = "agent-root.img";
     public static final String KERNEL = "vmlinuz";
     /** Uncompressed first (fastest to unpack under emulation), then lz4. */
     public static final List<String> INITRDS = List.of("initramfs.cpio", "initrd.cpio", "initramfs.cpio.lz4", "initrd.cpio.lz4", "initrd.img");
@@ -87,7 +96,17 @@ public record VmImage(Path kernel, Path initrd, String digest, String cmdline) {
     }
 
     static VmImage at(Path kernel, Path initrd) {
-        return new VmImage(kernel, initrd, digestBeside(kernel), read(kernel.resolveSibling(CMDLINE)).orElse(DEFAULT_AGENT_CMDLINE));
+        return new VmImage(kernel, initrd, agentRootBeside(initrd), digestBeside(kernel),
+                read(kernel.resolveSibling(CMDLINE)).orElse(DEFAULT_AGENT_CMDLINE));
+    }
+
+    private static AgentRoot agentRootBeside(Path initrd) {
+        Path file = initrd.resolveSibling(AGENT_ROOT);
+        try {
+            return Files.isReadable(file) ? new AgentRoot(file, Files.size(file)) : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** The digest file beside the image, or {@value #UNKNOWN_DIGEST}. */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * shows the KVM side; the command line is checked instead.
  */
 class QemuCommandTest {
-    private static final VmImage IMAGE = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initrd.cpio"),
+    private static final VmImage IMAGE = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initrd.cpio"), null,
             "digest", "quiet init=/init");
 
     private static String after(List<String> cmd, String flag) {

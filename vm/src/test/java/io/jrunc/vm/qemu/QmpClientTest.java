@@ -220,7 +220,7 @@ class QmpClientTest {
 
     @Test
     void commandLine() {
-        VmImage image = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initramfs.cpio"), "sha256:x", "init=/init");
+        VmImage image = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initramfs.cpio"), null, "sha256:x", "init=/init");
         List<String> cmd = QemuCommand.build(image, 2, 256L << 20, Path.of("/run/jrunc-vm/pods/p"), false);
         String line = String.join(" ", cmd);
         assertTrue(line.contains("-machine pc,accel=tcg,memory-backend=ram0"), line);
@@ -242,5 +242,22 @@ class QmpClientTest {
         assertTrue(line.contains("-append console=ttyS0 panic=-1 init=/init"), line);
         String kvm = String.join(" ", QemuCommand.build(image, 1, 1 << 30, Path.of("/p"), true));
         assertTrue(kvm.contains("accel=kvm") && kvm.contains("-cpu host"), kvm);
+    }
+
+    /**
+     * The agent's root image: a private file mapping on a virtio-pmem device, beyond the RAM (maxmem =
+     * RAM + the image, in whole MiB); a comma in its path doubled for qemu's option syntax.
+     */
+    @Test
+    void agentRootOnPmem() {
+        VmImage image = new VmImage(Path.of("/img,1/vmlinuz"), Path.of("/img,1/initrd.cpio"),
+                new VmImage.AgentRoot(Path.of("/img,1/agent-root.img"), (120L << 20) + 1), "sha256:x", "quiet");
+        List<String> cmd = QemuCommand.build(image, 1, 256L << 20, Path.of("/p"), false);
+        long mib = QemuCommand.vmMemoryMiB(256L << 20);
+        assertEquals(mib + "M,slots=1,maxmem=" + (mib + 121) + "M", cmd.get(cmd.indexOf("-m") + 1));
+        String line = String.join(" ", cmd);
+        assertTrue(line.contains("-object memory-backend-file,id=agentroot,mem-path=/img,,1/agent-root.img,size=121M,share=off"
+                + " -device virtio-pmem-pci,id=agentroot0,memdev=agentroot"), line);
+        assertEquals(1, cmd.stream().filter("-m"::equals).count(), line);
     }
 }
