@@ -165,4 +165,38 @@ class PodLauncherTest {
         vm.ok("pod", "rm", "p1");
         assertFalse(Files.exists(podDir));
     }
+
+    /**
+     * The image's initramfs without the agent's root beside it (a copy of vmlinuz, initrd.cpio and
+     * kernel.cmdline alone, given with --kernel/--initrd): the initramfs's init finds no pmem device,
+     * says so and ends, the kernel panics and qemu exits; `pod start` fails with the init's own line,
+     * and nothing of the boot is left running or behind.
+     */
+    @Test
+    void anImageWithoutItsAgentRootFailsWithTheInitsWords() throws Exception {
+        VmHost.requirePods();
+        Path img = Files.createDirectories(work.resolve("no-agent-root"));
+        for (String file : List.of("vmlinuz", "initrd.cpio", "kernel.cmdline")) {
+            Files.copy(VmHost.IMAGE.resolve(file), img.resolve(file));
+        }
+        vm = new JruncVm(work);
+        Path podDir = vm.root().resolve("pods/p1");
+        vm.ok("pod", "create", "--name", "p1", "--kernel", img.resolve("vmlinuz").toString(),
+                "--initrd", img.resolve("initrd.cpio").toString());
+        JruncVm.Result start = vm.run("pod", "start", "p1");
+        assertEquals(125, start.code(), start.toString());
+        assertTrue(start.err().contains("says: jrunc-init: no /dev/pmem0 after 5 s: the VM has no virtio-pmem device with the"
+                + " agent's root (agent-root.img); the agent cannot start"), start.toString());
+        assertEquals(1, start.err().strip().lines().count(), "one line: " + start);
+        JsonNode pod = vm.json("pod", "inspect", "p1");
+        assertEquals("stopped", pod.path("state").asText(), pod.toString());
+        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+            List<String> left = all.map(h -> h.info().commandLine().orElse(""))
+                    .filter(c -> c.contains(podDir.toString())).toList();
+            assertEquals(List.of(), left, "qemu or the monitor outlived the failed start");
+        }
+        for (String gone : List.of("monitor.sock", "qmp.sock", "agent.sock")) {
+            assertFalse(Files.exists(podDir.resolve(gone)), gone);
+        }
+    }
 }

@@ -218,6 +218,30 @@ public final class MonitorLink implements AutoCloseable {
         return "(no log)";
     }
 
+    /**
+     * What a guest's console says of a boot that did not come up: the image's own account, the last
+     * line of its initramfs's init ({@code jrunc-init: ...}) or of the agent ({@code boot failed: ...}),
+     * else the kernel's panic line, else the console's last line ({@link #lastLine}). The lines that
+     * follow a panic (its trace, the kernel's offset) say nothing a user can act on.
+     */
+    public static String bootFailure(Path console) {
+        List<String> lines;
+        try {
+            lines = new String(Files.readAllBytes(console), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        } catch (IOException e) {
+            return "(no log)";
+        }
+        for (String marker : List.of("jrunc-init: ", "boot failed: ", "Kernel panic - not syncing")) {
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                int at = lines.get(i).indexOf(marker);
+                if (at >= 0) {
+                    return lines.get(i).substring(marker.startsWith("jrunc-init") ? at : 0).strip();
+                }
+            }
+        }
+        return lastLine(console);
+    }
+
     /** The launcher's AOT cache for run and create, beside jrunc-vm.jar (make launcher-vm). */
     static final String RUN_CACHE = "jrunc-vm-run.aot";
 

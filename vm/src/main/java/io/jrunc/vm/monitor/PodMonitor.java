@@ -560,8 +560,8 @@ public final class PodMonitor implements AutoCloseable {
             } catch (IOException | RpcException | VmException | RuntimeException e) {
                 // the guest's own account (a kernel panic, an init that failed) is on its serial console
                 Path console = dir.resolve("console.log");
-                System.err.println("monitor: the VM's agent did not come up: " + e.getMessage() + "; stopping qemu; the console's last line"
-                        + " (" + console + "): " + MonitorLink.lastLine(console));
+                System.err.println("monitor: the VM's agent did not come up: " + e.getMessage() + "; stopping qemu; the console"
+                        + " (" + console + ") says: " + MonitorLink.bootFailure(console));
                 stopVm(vm, QUIT_GRACE);
                 vm.close();
                 QemuVm.removeBootFiles(dir);
