@@ -31,6 +31,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.FutureTask;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
@@ -54,6 +56,7 @@ final class CdsTraining {
 
     static void run() throws Exception {
         int loaded = loadAgentClasses(Path.of("/jrunc/lib"));
+        exerciseBoot();
         int calls = exerciseProtocol();
         int maps = exerciseDescriptors();
         int specs = exerciseSpecs();
@@ -90,6 +93,29 @@ final class CdsTraining {
             }
         }
         return loaded;
+    }
+
+    /**
+     * The Java side of the boot up to the ready line, without its system calls: the AOT log read as
+     * lines, the watchdog's latch and thread, the modules' task on a thread of its own (listing and
+     * ordering the image's modules, loading none), a console line with its numbers formatted, the
+     * process handle (whose class starts the JDK's process reaper pool), a sleep, a file written and a
+     * virtual thread. Some 45 of the JDK's classes the boot uses are loaded then; without this they came
+     * from the runtime's compressed module image in the guest, each read, inflated and parsed under
+     * emulation between main() and ready.
+     */
+    static void exerciseBoot() throws Exception {
+        ClassDataArchive.status(KernelModules.DIR.resolve(KernelModules.DEPENDS_FILE)); // its reading, of any file of lines
+        BootWatchdog.start(Duration.ofMinutes(1)).ready();
+        FutureTask<List<String>> modules = new FutureTask<>(() -> KernelModules.loadOnly(Set.of()));
+        Thread.ofPlatform().name("training modules").start(modules);
+        Console.log("cds-training: the boot's steps at %.3f s: %d modules loaded, pid %d, resident %s",
+                Console.uptime(), modules.get().size(), ProcessHandle.current().pid(), Console.resident());
+        Thread.sleep(1);
+        Path written = Files.createTempFile("training", ".txt");
+        Files.writeString(written, "training");
+        Files.delete(written);
+        Thread.ofVirtual().start(() -> { }).join();
     }
 
     /**

@@ -20,9 +20,10 @@ public final class Console {
 
     /**
      * This process's resident memory, "N MiB (anonymous A, file F, shared S)" from /proc/self/status
-     * (VmRSS and its RssAnon, RssFile, RssShmem parts), or "unknown". The file and shared parts are
-     * pages of the initramfs (libjvm, the class data) that the guest holds in RAM whether mapped or
-     * not; the anonymous part is what the agent's JVM allocated.
+     * (VmRSS and its RssAnon, RssFile, RssShmem parts), or "unknown". The anonymous part is what the
+     * agent's JVM allocated. The file and shared parts are its mapped files (libjvm, the class data):
+     * none on the image's agent root, whose files DAX maps from the host, and, on an initramfs root,
+     * pages the guest holds in RAM whether mapped or not.
      */
     public static String resident() {
         try {
