@@ -56,12 +56,13 @@ final class CdsTraining {
 
     static void run() throws Exception {
         int loaded = loadAgentClasses(Path.of("/jrunc/lib"));
+        int jdk = loadJdkClasses();
         exerciseBoot();
         int calls = exerciseProtocol();
         int maps = exerciseDescriptors();
         int specs = exerciseSpecs();
-        System.out.printf("cds-training: %d classes of the agent's jars loaded, %d calls served, %d map fields' entries built,"
-                + " %d specs read%n", loaded, calls, maps, specs);
+        System.out.printf("cds-training: %d classes of the agent's jars and %d of the JDK's list loaded, %d calls served,"
+                + " %d map fields' entries built, %d specs read%n", loaded, jdk, calls, maps, specs);
         // a normal exit: the JVM records the training in its exit path (Runtime.halt would skip it)
         System.exit(0);
     }
@@ -89,6 +90,39 @@ final class CdsTraining {
                             // a class whose optional dependency the image does not carry: the agent never loads it
                         }
                     }
+                }
+            }
+        }
+        return loaded;
+    }
+
+    /** The list of {@link #loadJdkClasses}, a resource of this package. */
+    static final String JDK_CLASSES = "jdk-classes.txt";
+
+    /**
+     * The JDK classes of {@value #JDK_CLASSES}, loaded but not initialized: those a pod's agent loads
+     * from its boot to its first container's removal that the steps below do not reach (the runtime
+     * library's create path, which only PID 1 can run, uses most of them). Otherwise each came from the
+     * runtime's compressed module image in the guest, read, inflated and parsed under emulation. The
+     * list is the JDK's own technique for its default archive (a class list from a run); a name the
+     * JDK no longer has is skipped. Returns how many were loaded.
+     */
+    static int loadJdkClasses() throws IOException {
+        int loaded = 0;
+        try (var in = CdsTraining.class.getResourceAsStream(JDK_CLASSES)) {
+            if (in == null) {
+                return 0;
+            }
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList()) {
+                String name = line.strip();
+                if (name.isEmpty() || name.startsWith("#")) {
+                    continue;
+                }
+                try {
+                    Class.forName(name, false, null);
+                    loaded++;
+                } catch (ClassNotFoundException | LinkageError e) {
+                    // a class of another JDK's: nothing to load
                 }
             }
         }

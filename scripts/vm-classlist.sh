@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Makes the list of JDK classes the agent's AOT cache training loads
+# (guest-init/src/main/resources/io/jrunc/vminit/jdk-classes.txt; docs/guest-init.md, "The image"):
+# boots a pod of a copy of the built image whose argument file also logs the JVM's class loading to the
+# console, runs one container in it (its create, start, output and removal), and adds to the list the
+# JDK classes the agent loaded from the runtime's module image rather than from its cache. A class the
+# list already names is in that cache and so no longer shows, hence the list only grows; to drop
+# names the JDK or the agent no longer uses, empty the list below its three comment lines, rebuild the
+# image and run this. Run it after `make build vm-image` when the agent's code changes what it uses,
+# then `make vm-image` again.
+#
+#   scripts/vm-classlist.sh          (as root; uses build/bin/jrunc-vm and build/vm-image)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+IMAGE=$PWD/build/vm-image LIST=guest-init/src/main/resources/io/jrunc/vminit/jdk-classes.txt
+WORK=$(mktemp -d /tmp/vm-classlist.XXXXXX)
+JV="$PWD/build/bin/jrunc-vm --root $WORK/root"
+cleanup() { $JV pod rm -f classlist >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+[ -f "$IMAGE/agent-root.img" ] && [ -x build/bin/jrunc-vm ] || { echo "vm-classlist: needs build/vm-image and build/bin/jrunc-vm" >&2; exit 2; }
+command -v debugfs >/dev/null || { echo "vm-classlist: needs debugfs (e2fsprogs)" >&2; exit 2; }
+
+mkdir "$WORK/image"
+cp "$IMAGE"/{vmlinuz,initrd.cpio,kernel.cmdline,image.digest,agent-root.img} "$WORK/image/"
+debugfs -R 'cat /jrunc/args' "$WORK/image/agent-root.img" 2>/dev/null \
+  | sed 's|^-jar$|-Xlog:class+load=info:stdout:uptime\n-jar|' > "$WORK/args"
+grep -q 'class+load' "$WORK/args" || { echo "vm-classlist: the image's /jrunc/args has no -jar line" >&2; exit 1; }
+debugfs -w -R 'rm /jrunc/args' "$WORK/image/agent-root.img" >/dev/null 2>&1
+debugfs -w -R "write $WORK/args /jrunc/args" "$WORK/image/agent-root.img" >/dev/null 2>&1
+
+# a writable busybox bundle, as scripts/vm-figures.sh's anonymous run uses: its layer is made too
+scripts/busybox-rootfs.sh "$WORK/bundle/rootfs" >/dev/null && mkdir -p "$WORK/bundle/rootfs"/{proc,sys,dev,tmp}
+cat > "$WORK/bundle/config.json" <<'JSON'
+{"ociVersion": "1.0.2",
+ "process": {"terminal": false, "user": {"uid": 0, "gid": 0}, "args": ["sleep", "1000"],
+             "env": ["PATH=/bin:/sbin:/usr/bin:/usr/sbin"], "cwd": "/", "noNewPrivileges": true},
+ "root": {"path": "rootfs", "readonly": false},
+ "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"},
+            {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
+            {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]}],
+ "linux": {"namespaces": [{"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}, {"type": "cgroup"}]}}
+JSON
+JRUNC_VM_IMAGE=$WORK/image $JV pod create --name classlist >/dev/null
+JRUNC_VM_IMAGE=$WORK/image $JV run --rm --pod classlist "$WORK/bundle" echo classlist >/dev/null
+console=$WORK/root/pods/classlist/console.log
+grep -aq 'source: shared objects file' "$console" \
+  || { echo "vm-classlist: no class loading logged in $console (the agent's JVM did not use its cache?)" >&2; exit 1; }
+before=$(grep -vc '^#' "$LIST" || true)
+{ sed -n '1,3p' "$LIST"
+  { grep -v '^#' "$LIST" || true
+    grep -a 'source: jrt:/' "$console" | sed 's/^\[[^]]*\] *//' | awk '{print $1}'; } | LC_ALL=C sort -u; } > "$WORK/list"
+mv "$WORK/list" "$LIST"
+echo "vm-classlist: $(grep -vc '^#' "$LIST") classes in $LIST ($before before)"
