@@ -29,17 +29,7 @@ debugfs -w -R 'rm /jrunc/args' "$WORK/image/agent-root.img" >/dev/null 2>&1
 debugfs -w -R "write $WORK/args /jrunc/args" "$WORK/image/agent-root.img" >/dev/null 2>&1
 
 # a writable busybox bundle, as scripts/vm-figures.sh's anonymous run uses: its layer is made too
-scripts/busybox-rootfs.sh "$WORK/bundle/rootfs" >/dev/null && mkdir -p "$WORK/bundle/rootfs"/{proc,sys,dev,tmp}
-cat > "$WORK/bundle/config.json" <<'JSON'
-{"ociVersion": "1.0.2",
- "process": {"terminal": false, "user": {"uid": 0, "gid": 0}, "args": ["sleep", "1000"],
-             "env": ["PATH=/bin:/sbin:/usr/bin:/usr/sbin"], "cwd": "/", "noNewPrivileges": true},
- "root": {"path": "rootfs", "readonly": false},
- "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"},
-            {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
-            {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]}],
- "linux": {"namespaces": [{"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}, {"type": "cgroup"}]}}
-JSON
+scripts/pod-bundle.sh "$WORK/bundle" --writable
 JRUNC_VM_IMAGE=$WORK/image $JV pod create --name classlist >/dev/null
 JRUNC_VM_IMAGE=$WORK/image $JV run --rm --pod classlist "$WORK/bundle" echo classlist >/dev/null
 console=$WORK/root/pods/classlist/console.log

@@ -55,17 +55,7 @@ chmod 755 "$stage/init"
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$OUT/baseline.cpio"
 
 # --- a busybox bundle --------------------------------------------------------------------------------
-bundle=$OUT/bundle; scripts/busybox-rootfs.sh "$bundle/rootfs" && mkdir -p "$bundle/rootfs"/{proc,sys,dev,tmp}
-cat > "$bundle/config.json" <<'JSON'
-{"ociVersion": "1.0.2",
- "process": {"terminal": false, "user": {"uid": 0, "gid": 0}, "args": ["sleep", "1000"],
-             "env": ["PATH=/bin:/sbin:/usr/bin:/usr/sbin"], "cwd": "/", "noNewPrivileges": true},
- "root": {"path": "rootfs", "readonly": true},
- "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"},
-            {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
-            {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]}],
- "linux": {"namespaces": [{"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}, {"type": "cgroup"}]}}
-JSON
+bundle=$OUT/bundle; scripts/pod-bundle.sh "$bundle"
 
 ms() { date +%s%3N; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
