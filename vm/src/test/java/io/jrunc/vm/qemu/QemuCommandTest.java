@@ -42,6 +42,31 @@ class QemuCommandTest {
     }
 
     /**
+     * The agent's root is the agent-root.img beside the initramfs, when there: with it the VM gets the
+     * pmem device, without it (an image whose initramfs is the agent's root) plain RAM and no device.
+     */
+    @Test
+    void theAgentRootIsFoundBesideTheInitramfs(@TempDir Path dir) throws Exception {
+        Path kernel = Files.writeString(dir.resolve("vmlinuz"), "k");
+        Path initrd = Files.writeString(dir.resolve("initrd.cpio"), "i");
+        VmImage without = VmImage.locate(kernel, initrd);
+        assertEquals(null, without.agentRoot());
+        List<String> plain = QemuCommand.build(without, 1, 512L << 20, Path.of("/pod"), false);
+        assertEquals(QemuCommand.vmMemoryMiB(512L << 20) + "M", after(plain, "-m"));
+        assertFalse(String.join(" ", plain).contains("virtio-pmem"), plain.toString());
+
+        try (java.io.RandomAccessFile root = new java.io.RandomAccessFile(dir.resolve(VmImage.AGENT_ROOT).toFile(), "rw")) {
+            root.setLength(8L << 20);
+        }
+        VmImage with = VmImage.locate(kernel, initrd);
+        assertEquals(new VmImage.AgentRoot(dir.resolve(VmImage.AGENT_ROOT), 8L << 20), with.agentRoot());
+        List<String> cmd = QemuCommand.build(with, 1, 512L << 20, Path.of("/pod"), false);
+        assertTrue(after(cmd, "-m").endsWith(",slots=1,maxmem=" + (QemuCommand.vmMemoryMiB(512L << 20) + 8) + "M"), cmd.toString());
+        assertTrue(String.join(" ", cmd).contains("-object memory-backend-file,id=agentroot,mem-path="
+                + dir.resolve(VmImage.AGENT_ROOT) + ",size=8M,share=off -device virtio-pmem-pci,"), cmd.toString());
+    }
+
+    /**
      * Only a device counts: a regular file at the path (one left by a careless open with create) or
      * none at all is TCG, and the check never creates the path. /dev/null stands for a device that opens.
      */
