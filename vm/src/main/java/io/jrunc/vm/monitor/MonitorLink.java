@@ -20,6 +20,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The CLI's way to its pod's monitor: connect to monitor.sock, and when no monitor answers and none
@@ -205,41 +206,47 @@ public final class MonitorLink implements AutoCloseable {
      * every line.
      */
     public static String lastLine(Path log) {
-        try {
-            List<String> lines = new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
-            for (int i = lines.size() - 1; i >= 0; i--) {
-                if (!lines.get(i).isBlank()) {
-                    return lines.get(i).strip();
-                }
-            }
-        } catch (IOException e) {
-            // fall through
-        }
-        return "(no log)";
+        return last(lines(log), line -> !line.isBlank()).orElse("(no log)");
     }
 
     /**
      * What a guest's console says of a boot that did not come up: the image's own account, the last
-     * line of its initramfs's init ({@code jrunc-init: ...}) or of the agent ({@code boot failed: ...}),
-     * else the kernel's panic line, else the console's last line ({@link #lastLine}). The lines that
-     * follow a panic (its trace, the kernel's offset) say nothing a user can act on.
+     * line of its initramfs's init ({@code jrunc-init: ...}, from the marker on) or of the agent
+     * ({@code boot failed: ...}), else the kernel's panic line, else the console's last line
+     * ({@link #lastLine}). The lines that follow a panic (its trace, the kernel's offset) say nothing a
+     * user can act on.
      */
     public static String bootFailure(Path console) {
-        List<String> lines;
-        try {
-            lines = new String(Files.readAllBytes(console), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
-        } catch (IOException e) {
-            return "(no log)";
+        List<String> lines = lines(console);
+        Optional<String> init = last(lines, line -> line.contains(INIT_MARKER));
+        if (init.isPresent()) {
+            return init.get().substring(init.get().indexOf(INIT_MARKER));
         }
-        for (String marker : List.of("jrunc-init: ", "boot failed: ", "Kernel panic - not syncing")) {
-            for (int i = lines.size() - 1; i >= 0; i--) {
-                int at = lines.get(i).indexOf(marker);
-                if (at >= 0) {
-                    return lines.get(i).substring(marker.startsWith("jrunc-init") ? at : 0).strip();
-                }
+        return last(lines, line -> line.contains("boot failed: "))
+                .or(() -> last(lines, line -> line.contains("Kernel panic - not syncing")))
+                .or(() -> last(lines, line -> !line.isBlank()))
+                .orElse("(no log)");
+    }
+
+    private static final String INIT_MARKER = "jrunc-init: ";
+
+    /** A log's lines, read as UTF-8 (see {@link #lastLine}); none when it cannot be read. */
+    private static List<String> lines(Path log) {
+        try {
+            return new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    /** The last of {@code lines} that {@code which} accepts, stripped. */
+    private static Optional<String> last(List<String> lines, java.util.function.Predicate<String> which) {
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (which.test(lines.get(i))) {
+                return Optional.of(lines.get(i).strip());
             }
         }
-        return lastLine(console);
+        return Optional.empty();
     }
 
     /** The launcher's AOT cache for run and create, beside jrunc-vm.jar (make launcher-vm). */
