@@ -135,8 +135,14 @@ class PodLauncherTest {
         Path runCache = JruncVm.BIN.getParent().resolveSibling("lib-vm").resolve("jrunc-vm-run.aot").toRealPath();
         String cmdline = Files.readString(Path.of("/proc/" + monitorPid + "/cmdline")).replace('\0', ' ');
         assertTrue(cmdline.contains("-XX:AOTCache=" + runCache), cmdline);
-        assertTrue(Files.readString(Path.of("/proc/" + monitorPid + "/maps")).contains(runCache.toString()),
-                "the monitor's JVM mapped " + runCache);
+        String maps = Files.readString(Path.of("/proc/" + monitorPid + "/maps"));
+        assertTrue(maps.contains(runCache.toString()), "the monitor's JVM mapped " + runCache);
+        // started through setsid(1), it leads a session of its own (the sixth field of its stat is its
+        // pid) and bound no native function for it: the FFM linker, whose start a first downcall pays,
+        // was never set up (its symbol lookup library is not mapped)
+        String stat = Files.readString(Path.of("/proc/" + monitorPid + "/stat"));
+        assertEquals(Long.toString(monitorPid), stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3], "session of " + stat);
+        assertFalse(maps.contains("libsyslookup"), "the monitor made a downcall before serving");
 
         // kill -9 the monitor: qemu stays, the next command starts a new monitor that takes it over
         long qemuPid = pod.path("qemuPid").asLong();

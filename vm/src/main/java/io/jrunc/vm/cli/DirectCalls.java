@@ -9,11 +9,12 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
- * The read-only calls (`ls`, `pod ls`, `inspect`, `pod inspect`, `logs`, `stats`) and the ones that make
- * and remove containers (`run`, `create`, `start`, `rm`) in their plain forms, parsed here without
- * picocli: building picocli's model costs a cold JVM 100 ms or more (annotation proxies, reflection on
- * every option's field, regular expressions), several times the whole of a read-only call and a tenth
- * of a second container's `run --rm`. Each runs the same command class picocli would run, with the same
+ * The read-only calls (`ls`, `pod ls`, `inspect`, `pod inspect`, `logs`, `stats`), the ones that make
+ * and remove containers (`run`, `create`, `start`, `rm`) in their plain forms, and the pod monitor's own
+ * `monitor POD`, parsed here without picocli: building picocli's model costs a cold JVM 100 ms or more
+ * (annotation proxies, reflection on every option's field, regular expressions), several times the
+ * whole of a read-only call, a tenth of a second container's `run --rm`, and time a new pod's monitor
+ * would spend before it starts qemu. Each runs the same command class picocli would run, with the same
  * fields set, so the output and errors are the command's own. Anything else (help, an option these
  * forms do not have, an option given twice, a name that looks like an option, a missing or extra
  * argument, an option's value that does not parse) is left to picocli, whose parse and messages stay
@@ -114,6 +115,15 @@ final class DirectCalls {
                 ContainerCommands.Rm rm = new ContainerCommands.Rm();
                 rm.force = force;
                 yield named(rm, main, force ? verbRest.subList(1, verbRest.size()) : verbRest);
+            }
+            case "monitor" -> {
+                if (!oneName(verbRest)) {
+                    yield null;
+                }
+                Main.Monitor monitor = new Main.Monitor();
+                monitor.main = main;
+                monitor.pod = verbRest.getFirst();
+                yield monitor;
             }
             case "run" -> making(new ContainerCommands.Run(), main, verbRest);
             case "create" -> making(new ContainerCommands.Create(), main, verbRest);

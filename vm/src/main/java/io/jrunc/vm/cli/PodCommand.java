@@ -205,7 +205,7 @@ final class PodCommand implements Runnable {
             }
             if (background) {
                 // out of the caller's session, as a monitor is: a ^C or SIGHUP to the command's group is not the fill's
-                io.jrunc.bindings.Processes.setsid();
+                io.jrunc.vm.monitor.Session.lead();
             } else if (!pool.enabled()) {
                 throw new VmException("no pool to fill: the configuration file sets no [pool] size");
             }

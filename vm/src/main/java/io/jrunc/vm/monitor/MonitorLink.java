@@ -275,7 +275,8 @@ public final class MonitorLink implements AutoCloseable {
     /**
      * The real starter: this JVM's java with its class path, as `jrunc-vm --root ROOT monitor POD`,
      * stdin from /dev/null and output appended to the pod's monitor.log. ProcessBuilder spawns (the CLI
-     * JVM never forks itself); the monitor then calls setsid. With the launcher's AOT cache of run and
+     * JVM never forks itself), through setsid(1) when there is one, so that the monitor starts in a
+     * session of its own ({@link Session}). With the launcher's AOT cache of run and
      * create beside the jars ({@link #RUN_CACHE}), the monitor starts from it too: that training runs
      * a stand-in monitor, and the monitor's start to qemu's exec took 280-290 ms with it against
      * 370-430 ms without (four pod starts each). A JVM that refuses the cache starts without it.
@@ -292,14 +293,15 @@ public final class MonitorLink implements AutoCloseable {
 
     /**
      * Starts {@code jrunc-vm ARGS} in a JVM of its own as {@link #startProcess} starts a monitor (this
-     * JVM's java and class path, the run cache when there is one), stdin from /dev/null, output
-     * appended to {@code log}; not waited for. The command must detach itself (setsid) if it is to
-     * outlive the caller's session.
+     * JVM's java and class path, the run cache when there is one, a session of its own when setsid(1)
+     * is there), stdin from /dev/null, output appended to {@code log}; not waited for. The command calls
+     * {@link Session#lead} for the case setsid(1) was not.
      */
     public static Process startCli(List<String> args, Path log) throws IOException {
         String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
         String classPath = System.getProperty("java.class.path");
-        List<String> cmd = new ArrayList<>(List.of(java, "--sun-misc-unsafe-memory-access=allow",
+        List<String> cmd = new ArrayList<>(Session.launcher());
+        cmd.addAll(List.of(java, "--sun-misc-unsafe-memory-access=allow",
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx96m", "-Xlog:disable",
                 "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"));
         Path cache = runCache(classPath);

@@ -17,7 +17,6 @@ import io.jrunc.agent.api.pb.v1.RootFilesystem;
 import io.jrunc.agent.api.pb.v1.ShutdownRequest;
 import io.jrunc.agent.api.pb.v1.StartContainerRequest;
 import io.jrunc.bindings.ErrnoException;
-import io.jrunc.bindings.Processes;
 import io.jrunc.ttrpc.CallContext;
 import io.jrunc.ttrpc.ClientOptions;
 import io.jrunc.ttrpc.Code;
@@ -123,6 +122,9 @@ public final class PodMonitor implements AutoCloseable {
      */
     public static PodMonitor start(StateRoot root, PodRecord pod, PodVm vm, ClientOptions agentOptions)
             throws IOException, RpcException, VmException {
+        // made before the agent answers: the first protobuf message of this JVM starts protobuf's
+        // runtime (its logger, its version check), work better done while the guest boots than after
+        ConfigurePodRequest configure = configure(pod);
         AgentClient agent;
         try {
             agent = AgentClient.connect(vm.connectAgent(), agentOptions);
@@ -130,9 +132,9 @@ public final class PodMonitor implements AutoCloseable {
             throw new VmException(e.getMessage());
         }
         try {
-            // the set-up calls are timed from the request's making to the reply, both sides' work
+            // the set-up calls are timed from the request's sending to the reply
             long t0 = System.nanoTime();
-            agent.call(AgentMethods.Pod.CONFIGURE, configure(pod));
+            agent.call(AgentMethods.Pod.CONFIGURE, configure);
             long t1 = System.nanoTime();
             String times = "Configure " + (t1 - t0) / 1_000_000 + " ms";
             if (pod.config().swapBytes() > 0) {
@@ -510,17 +512,17 @@ public final class PodMonitor implements AutoCloseable {
     public static final Duration BOOT_TIMEOUT = Duration.ofSeconds(180);
 
     /**
-     * `jrunc-vm monitor POD`: the process the CLI starts (ProcessBuilder, then setsid here). Returns the
-     * process's exit status.
+     * `jrunc-vm monitor POD`: the process the CLI starts (ProcessBuilder, through setsid(1) when there
+     * is one). Returns the process's exit status.
      *
-     * <p>setsid: the monitor must outlive the CLI call's session and terminal (a shell's SIGHUP on
-     * logout, a ^C to the CLI's process group). ProcessBuilder's child is no process group leader, so
-     * setsid succeeds; if it ever fails, the monitor stops before it starts qemu and says why in
-     * monitor.log, whose last line the CLI reports.
+     * <p>A session of its own ({@link Session}): the monitor must outlive the CLI call's session and
+     * terminal (a shell's SIGHUP on logout, a ^C to the CLI's process group). ProcessBuilder's child is
+     * no process group leader, so setsid succeeds; if it ever fails, the monitor stops before it starts
+     * qemu and says why in monitor.log, whose last line the CLI reports.
      */
     public static int runProcess(StateRoot root, String podName) {
         try {
-            Processes.setsid();
+            Session.lead();
         } catch (ErrnoException e) {
             System.err.println("monitor: " + e.getMessage());
             return 1;

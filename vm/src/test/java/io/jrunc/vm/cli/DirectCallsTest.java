@@ -31,7 +31,8 @@ class DirectCallsTest {
             "run -i -t B sh", "run --interactive --tty B", "run --read-only --rootfs-share B",
             "run --network none -p 8080:80 -p 127.0.0.1:9090:90/udp B", "run --network=ns:/run/netns/x B",
             "run -v /srv:/data -v vol:/v:ro --volume=/a:/b B", "run --rm B --rm -it --pod q",
-            "create B", "create --pod p1 --name c2 B echo hi", "create -i B", "--root /tmp/r run --rm B true"})
+            "create B", "create --pod p1 --name c2 B echo hi", "create -i B", "--root /tmp/r run --rm B true",
+            "--root /tmp/r monitor p1"})
     void parsesAsPicocliDoes(String line) throws Exception {
         String[] args = args(line);
         Main direct = new Main();
@@ -54,7 +55,7 @@ class DirectCallsTest {
             "run --pod -x B", "run --pod p --pod q B", "run --rm --rm B", "run --rm=true B", "run --cpus lots B", "run -- B",
             "run --unknown B", "run _", "create --rm B", "start", "start c1 c2", "start -x", "rm", "rm -f", "rm -f -f c1",
             "rm c1 c2", "rm --force=true c1", "stop c1", "exec c1 ls", "pod create p", "--root", "--root a --root b ls",
-            "--boot-timeout x ls", "ls --format", "inspect", "inspect -x"})
+            "--boot-timeout x ls", "ls --format", "inspect", "inspect -x", "monitor", "monitor p1 p2", "monitor -x"})
     void leavesTheRestToPicocli(String line) {
         assertNull(DirectCalls.command(args(line), new Main()), line);
     }
