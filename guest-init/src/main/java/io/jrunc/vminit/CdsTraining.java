@@ -1,11 +1,8 @@
 package io.jrunc.vminit;
 
-import com.google.protobuf.Descriptors;
-import com.google.protobuf.Message;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.AgentProtocol;
-import io.jrunc.agent.api.pb.v1.AgentProto;
 import io.jrunc.agent.api.pb.v1.ContainerStatsRequest;
 import io.jrunc.agent.api.pb.v1.InspectContainerRequest;
 import io.jrunc.agent.api.pb.v1.ListContainersRequest;
@@ -59,10 +56,9 @@ final class CdsTraining {
         int jdk = loadJdkClasses();
         exerciseBoot();
         int calls = exerciseProtocol();
-        int maps = exerciseDescriptors();
         int specs = exerciseSpecs();
         System.out.printf("cds-training: %d classes of the agent's jars and %d of the JDK's list loaded, %d calls served,"
-                + " %d map fields' entries built, %d specs read%n", loaded, jdk, calls, maps, specs);
+                + " %d specs read%n", loaded, jdk, calls, specs);
         // a normal exit: the JVM records the training in its exit path (Runtime.halt would skip it)
         System.exit(0);
     }
@@ -189,39 +185,6 @@ final class CdsTraining {
         }
         serving.join(1000);
         return calls;
-    }
-
-    /**
-     * The agent API's descriptors, built as the first request with a map field builds them in the
-     * guest: reading a map (Configure's sysctls, even empty) makes its default entry from the field's
-     * descriptor, which builds agent.proto's whole file descriptor and with it some 200 of protobuf's
-     * descriptor classes. The read-only calls above never get there, so without this those classes
-     * came from the jar in the guest, parsed and verified under emulation in the middle of the pod's
-     * first Configure. Returns how many map fields were read.
-     */
-    static int exerciseDescriptors() throws ReflectiveOperationException {
-        int maps = 0;
-        for (Descriptors.Descriptor type : AgentProto.getDescriptor().getMessageTypes()) {
-            maps += readMaps(type, type.getFile().getOptions().getJavaPackage() + "." + type.getName());
-        }
-        return maps;
-    }
-
-    private static int readMaps(Descriptors.Descriptor type, String className) throws ReflectiveOperationException {
-        int maps = 0;
-        Message message = (Message) Class.forName(className).getMethod("getDefaultInstance").invoke(null);
-        for (Descriptors.FieldDescriptor field : type.getFields()) {
-            if (field.isMapField()) {
-                message.getField(field); // the generated class's default entry for the map
-                maps++;
-            }
-        }
-        for (Descriptors.Descriptor nested : type.getNestedTypes()) {
-            if (!nested.getOptions().getMapEntry()) {
-                maps += readMaps(nested, className + "$" + nested.getName());
-            }
-        }
-        return maps;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.jrunc.agent.api.pb.v1.ConfigurePodResponse;
 import io.jrunc.agent.api.pb.v1.HostEntry;
 import io.jrunc.agent.api.pb.v1.PodStatsResponse;
 import io.jrunc.agent.api.pb.v1.ShutdownResponse;
+import io.jrunc.agent.api.pb.v1.Sysctl;
 import io.jrunc.bindings.Uts;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.Dispatcher;
@@ -14,7 +15,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 /**
  * jrunc.agent.v1.Pod: what the machine is (hostname, resolver, hosts file, kernel parameters, network:
@@ -48,8 +48,8 @@ final class PodService {
 
     private ConfigurePodResponse configure(ConfigurePodRequest r) throws RpcException {
         try {
-            for (Map.Entry<String, String> e : r.getSysctlsMap().entrySet()) {
-                String key = e.getKey();
+            for (Sysctl e : r.getSysctlsList()) {
+                String key = e.getName();
                 if (key.isEmpty() || key.contains("..") || key.contains("/") && key.contains(".")) {
                     throw new RpcException(Code.INVALID_ARGUMENT, "sysctls: bad name " + key);
                 }

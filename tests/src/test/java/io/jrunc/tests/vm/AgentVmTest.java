@@ -151,9 +151,9 @@ class AgentVmTest {
     void configuresThePod() throws Exception {
         agent.call(AgentMethods.Pod.CONFIGURE, ConfigurePodRequest.newBuilder().setHostname(HOSTNAME)
                 .setDns(Dns.newBuilder().addNameservers("10.0.2.3"))
-                .putSysctls("vm.overcommit_memory", "1").build());
+                .addSysctls(Sysctl.newBuilder().setName("vm.overcommit_memory").setValue("1")).build());
         RpcException bad = assertThrows(RpcException.class, () -> agent.call(AgentMethods.Pod.CONFIGURE,
-                ConfigurePodRequest.newBuilder().putSysctls("no.such.parameter", "1").build()));
+                ConfigurePodRequest.newBuilder().addSysctls(Sysctl.newBuilder().setName("no.such.parameter").setValue("1")).build()));
         assertEquals(Code.INVALID_ARGUMENT, bad.code());
     }
 
@@ -237,7 +237,7 @@ class AgentVmTest {
         String pidMax = readAll(max, OutputStream.OUTPUT_STREAM_STDOUT).strip();
         assertEquals(0, wait(max).getCode());
         agent.call(AgentMethods.Pod.CONFIGURE, ConfigurePodRequest.newBuilder().setHostname(HOSTNAME)
-                .setDns(Dns.newBuilder().addNameservers("10.0.2.3")).putSysctls("kernel.pid_max", "400").build());
+                .setDns(Dns.newBuilder().addNameservers("10.0.2.3")).addSysctls(Sysctl.newBuilder().setName("kernel.pid_max").setValue("400")).build());
         try {
             java.util.Map<Integer, Integer> seen = new java.util.HashMap<>();
             int repeated = 0;
@@ -254,7 +254,7 @@ class AgentVmTest {
             assertTrue(repeated > 0, "the pids never came round: the test showed nothing");
         } finally {
             agent.call(AgentMethods.Pod.CONFIGURE, ConfigurePodRequest.newBuilder().setHostname(HOSTNAME)
-                    .setDns(Dns.newBuilder().addNameservers("10.0.2.3")).putSysctls("kernel.pid_max", pidMax).build());
+                    .setDns(Dns.newBuilder().addNameservers("10.0.2.3")).addSysctls(Sysctl.newBuilder().setName("kernel.pid_max").setValue(pidMax)).build());
         }
     }
 

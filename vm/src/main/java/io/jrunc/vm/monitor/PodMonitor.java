@@ -16,6 +16,7 @@ import io.jrunc.agent.api.pb.v1.RemoveContainerRequest;
 import io.jrunc.agent.api.pb.v1.RootFilesystem;
 import io.jrunc.agent.api.pb.v1.ShutdownRequest;
 import io.jrunc.agent.api.pb.v1.StartContainerRequest;
+import io.jrunc.agent.api.pb.v1.Sysctl;
 import io.jrunc.bindings.ErrnoException;
 import io.jrunc.ttrpc.CallContext;
 import io.jrunc.ttrpc.ClientOptions;
@@ -178,7 +179,8 @@ public final class PodMonitor implements AutoCloseable {
         String hostname = c.hostname() == null ? pod.name() : c.hostname();
         ConfigurePodRequest.Builder b = ConfigurePodRequest.newBuilder()
                 .setHostname(hostname)
-                .putAllSysctls(c.sysctls())
+                .addAllSysctls(c.sysctls().entrySet().stream()
+                        .map(e -> Sysctl.newBuilder().setName(e.getKey()).setValue(e.getValue()).build()).toList())
                 .setContainerCpus(Math.max(1, c.cpus()))
                 .setNetwork(PodNetworks.guestConfig(net));
         // the pod's own resolver, or the network's when it names none (user-mode: slirp's forwarder)

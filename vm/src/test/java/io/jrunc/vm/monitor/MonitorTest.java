@@ -143,7 +143,7 @@ class MonitorTest {
         assertEquals(List.of("10.0.0.1"), configure.getDns().getNameserversList());
         assertEquals("10.0.0.2", configure.getHosts(0).getIp());
         assertEquals("db", configure.getHosts(0).getNames(0));
-        assertEquals("1", configure.getSysctlsMap().get("net.ipv4.ip_forward"));
+        assertEquals("net.ipv4.ip_forward=1", configure.getSysctls(0).getName() + "=" + configure.getSysctls(0).getValue());
 
         AtomicInteger starts = new AtomicInteger();
         try (AgentClient client = link(starts).connect("p1")) {
