@@ -3,10 +3,22 @@ package io.jrunc.vminit;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.AgentProtocol;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import io.jrunc.agent.api.pb.v1.AddSwapRequest;
+import io.jrunc.agent.api.pb.v1.ConfigurePodRequest;
 import io.jrunc.agent.api.pb.v1.ContainerStatsRequest;
+import io.jrunc.agent.api.pb.v1.CreateContainerRequest;
+import io.jrunc.agent.api.pb.v1.Dns;
+import io.jrunc.agent.api.pb.v1.HostEntry;
+import io.jrunc.agent.api.pb.v1.InterfaceConfig;
 import io.jrunc.agent.api.pb.v1.InspectContainerRequest;
 import io.jrunc.agent.api.pb.v1.ListContainersRequest;
+import io.jrunc.agent.api.pb.v1.NetworkConfig;
 import io.jrunc.agent.api.pb.v1.ProcessRef;
+import io.jrunc.agent.api.pb.v1.RootFilesystem;
+import io.jrunc.agent.api.pb.v1.RouteConfig;
+import io.jrunc.agent.api.pb.v1.Sysctl;
 import io.jrunc.agent.api.pb.v1.WaitRequest;
 import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.BpfDeviceFilter;
@@ -56,9 +68,10 @@ final class CdsTraining {
         int jdk = loadJdkClasses();
         exerciseBoot();
         int calls = exerciseProtocol();
+        int requests = exerciseRequests();
         int specs = exerciseSpecs();
         System.out.printf("cds-training: %d classes of the agent's jars and %d of the JDK's list loaded, %d calls served,"
-                + " %d specs read%n", loaded, jdk, calls, specs);
+                + " %d requests parsed, %d specs read%n", loaded, jdk, calls, requests, specs);
         // a normal exit: the JVM records the training in its exit path (Runtime.halt would skip it)
         System.exit(0);
     }
@@ -185,6 +198,39 @@ final class CdsTraining {
         }
         serving.join(1000);
         return calls;
+    }
+
+    /**
+     * The host's requests that set a pod up and make its first container (Configure with a resolver,
+     * hosts, a kernel parameter and a network; AddSwap; Create with its root and layer disks), encoded
+     * and parsed as the agent parses them, and not dispatched: this run must not configure the machine.
+     * The read-only calls above carry no repeated string, so protobuf's string list classes came from its
+     * jar in the guest otherwise, the jar opened and read under emulation in the pod's first Configure.
+     * Returns how many were parsed.
+     */
+    static int exerciseRequests() throws IOException {
+        List<Message> requests = List.of(
+                ConfigurePodRequest.newBuilder().setHostname("training")
+                        .setDns(Dns.newBuilder().addNameservers("10.0.2.3").addSearches("training").addOptions("ndots:1"))
+                        .addHosts(HostEntry.newBuilder().setIp("10.0.2.15").addNames("training"))
+                        .addSysctls(Sysctl.newBuilder().setName("net.ipv4.ip_forward").setValue("1"))
+                        .setNetwork(NetworkConfig.newBuilder()
+                                .addInterfaces(InterfaceConfig.newBuilder().setMac("52:54:00:12:34:56").setName("eth0")
+                                        .addAddresses("10.0.2.15/24").setMtu(1500))
+                                .addRoutes(RouteConfig.newBuilder().setDestination("0.0.0.0/0").setGateway("10.0.2.2")
+                                        .setInterface("eth0")))
+                        .setContainerCpus(1).build(),
+                AddSwapRequest.newBuilder().setSerial("training").build(),
+                CreateContainerRequest.newBuilder().setId("training").setOciConfig(ByteString.copyFromUtf8("{}"))
+                        .setRootfs(RootFilesystem.newBuilder().setSerial("training").setFsType("ext4"))
+                        .setLayer(RootFilesystem.newBuilder().setSerial("training-layer").setFsType("ext4")).build());
+        for (Message request : requests) {
+            Message parsed = request.getParserForType().parseFrom(request.toByteArray());
+            if (!parsed.equals(request)) {
+                throw new IOException("a request parsed differently: " + request.getClass().getSimpleName());
+            }
+        }
+        return requests.size();
     }
 
     /**
