@@ -11,6 +11,17 @@ class CdsTrainingTest {
         assertEquals(3, CdsTraining.exerciseRequests());
     }
 
+    /**
+     * The network is configured in a namespace of the training's own (this suite runs as root, as the
+     * image build does), and the machine's own network is left as it was.
+     */
+    @Test
+    void configuresANetworkInANamespaceOfItsOwn() throws Exception {
+        String before = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/net/route"));
+        assertEquals(true, CdsTraining.exerciseNetwork());
+        assertEquals(before, java.nio.file.Files.readString(java.nio.file.Path.of("/proc/net/route")));
+    }
+
     /** The example spec, rewritten for a pod, is one the runtime loads (a refusal would end the image build's training). */
     @Test
     void readsTheExampleSpecAsCreateDoes() throws Exception {
