@@ -133,7 +133,8 @@ podstart_figure() {
 # several directories compare image variants in the same run; POD_RUN_IMAGES, default the same, those
 # of them whose `run --rm` is measured too) a pod booted by jrunc-vm (`pod create` +
 # `pod start`, default pod): kernel start to the agent's "ready for requests" and its resident memory
-# then, from its console, and qemu's resident memory 25 s after `pod start` returned (the guest's RAM,
+# then, from its console, the pod's Configure as the agent timed it and when it ended after ready (its
+# "pod configured in" line), and qemu's resident memory 25 s after `pod start` returned (the guest's RAM,
 # RssShmem, among it: what the idle pod holds of the host's memory); (2) the baseline: the same kernel and qemu command line (that pod's, read from
 # /proc) with the busybox initramfs above, whose /init prints its uptime (kernel start to its first
 # line) and powers off (qemu's wall time from start to exit); (3) per image, `run --rm BUNDLE echo hi`
@@ -148,7 +149,7 @@ pod_figures() {
   local -a cmd=() args=()
   rw_bundle
   : > "$OUT/pod-base-first"; : > "$OUT/pod-base-wall"
-  n=0; for img in $images; do n=$((n + 1)); for f in ready rss anon qemu run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
+  n=0; for img in $images; do n=$((n + 1)); for f in ready rss anon configured configure qemu run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
   : > "$OUT/pod-pool-first"; : > "$OUT/pod-pool-wall"; printf '[pool]\nsize = 1\n' > "$OUT/pool.toml"
   for r in $(seq "$rounds"); do
     for step in $(case $((r % 3)) in 1) echo "boot base run" ;; 2) echo "run boot base" ;; 0) echo "base run boot" ;; esac); do
@@ -165,6 +166,11 @@ pod_figures() {
             echo "$line" | sed -n 's/.*ready for requests \([0-9.]*\) s.*/\1/p' >> "$OUT/pod-ready-$n"
             echo "$line" | sed -n 's/.*resident \([0-9.]*\) MiB.*/\1/p' >> "$OUT/pod-rss-$n"
             echo "$line" | sed -n 's/.*resident [0-9.]* MiB (anonymous \([0-9.]*\),.*/\1/p' >> "$OUT/pod-anon-$n"
+            # the pod's Configure (the host's first call) as the agent timed it, and when it ended after ready
+            for i in $(seq 50); do grep -q 'pod configured in' "$ROOT/pods/$pod/console.log" && break; sleep 0.2; done
+            sed -n 's/^jrunc-vminit \[ *\([0-9.]*\)\] \(ready for requests\|pod configured in \([0-9]*\) ms\).*/\1 \3/p' \
+              "$ROOT/pods/$pod/console.log" | awk 'NR == 1 {ready = $1} NR == 2 {printf "%.2f\n", $1 - ready > "/dev/stderr"; print $2}' \
+              2>> "$OUT/pod-configured-$n" >> "$OUT/pod-configure-$n"
             qemu_pid=$(jv pod inspect "$pod" | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
             if [ ${#cmd[@]} = 0 ]; then
               mapfile -d '' cmd < "/proc/$qemu_pid/cmdline"
@@ -232,6 +238,7 @@ pod_figures() {
     n=$((n + 1)); ready=$(median < "$OUT/pod-ready-$n")
     echo "pod: [$img] agent kernel start to ready (s):  $(tr '\n' ' ' < "$OUT/pod-ready-$n")median $ready, ratio to the baseline $(ratio "$ready" "$base_first")"
     echo "pod: [$img] agent resident at ready (MiB):    $(tr '\n' ' ' < "$OUT/pod-rss-$n")median $(median < "$OUT/pod-rss-$n")"
+    [ -s "$OUT/pod-configure-$n" ] && echo "pod: [$img] the pod's Configure in the guest (ms): $(tr '\n' ' ' < "$OUT/pod-configure-$n")median $(median < "$OUT/pod-configure-$n"), ended after ready (s): $(tr '\n' ' ' < "$OUT/pod-configured-$n")median $(median < "$OUT/pod-configured-$n")"
     [ -s "$OUT/pod-anon-$n" ] && echo "pod: [$img] of it anonymous (MiB):             $(tr '\n' ' ' < "$OUT/pod-anon-$n")median $(median < "$OUT/pod-anon-$n")"
     echo "pod: [$img] qemu resident 25 s after pod start (MiB): $(cut -d' ' -f1 "$OUT/pod-qemu-$n" | tr '\n' ' ')median $(cut -d' ' -f1 "$OUT/pod-qemu-$n" | median); the guest's RAM of it: $(cut -d' ' -f2 "$OUT/pod-qemu-$n" | tr '\n' ' ')median $(cut -d' ' -f2 "$OUT/pod-qemu-$n" | median)"
     run_wall=$(median < "$OUT/pod-run-wall-$n")
