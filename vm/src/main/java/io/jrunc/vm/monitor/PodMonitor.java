@@ -98,14 +98,15 @@ public final class PodMonitor implements AutoCloseable {
     /** What the pod's set-up calls took at {@link #start}, for the ready line: "Configure 412 ms, AddSwap 95 ms". */
     private String setupTimes = "";
 
-    private PodMonitor(StateRoot root, PodRecord pod, PodVm vm, AgentClient agent) throws IOException, VmException {
+    private PodMonitor(StateRoot root, PodRecord pod, PodVm vm, AgentClient agent, List<Method<?, ?>> passed)
+            throws IOException, VmException {
         this.root = root;
         this.pod = pod;
         this.vm = vm;
         this.agent = agent;
         this.logs = new OutputLogs(c -> root.containerDir(pod.name(), c));
         this.states = new ContainerStates(root, pod.name(), agent, containerLocks);
-        this.server = new TtrpcServer(dispatcher(), ServerOptions.DEFAULTS);
+        this.server = new TtrpcServer(dispatcher(passed), ServerOptions.DEFAULTS);
         this.socket = socket(root, pod.name());
         Files.deleteIfExists(socket);
         this.listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -126,6 +127,7 @@ public final class PodMonitor implements AutoCloseable {
         // made before the agent answers: the first protobuf message of this JVM starts protobuf's
         // runtime (its logger, its version check), work better done while the guest boots than after
         ConfigurePodRequest configure = configure(pod);
+        List<Method<?, ?>> passed = passedThrough();
         AgentClient agent;
         try {
             agent = AgentClient.connect(vm.connectAgent(), agentOptions);
@@ -148,7 +150,7 @@ public final class PodMonitor implements AutoCloseable {
             for (PodVolumes.Disk v : PodVolumes.list(root.podDir(pod.name()))) {
                 agent.call(AgentMethods.Pod.ADD_VOLUME, AddVolumeRequest.newBuilder().setName(v.name()).setSerial(v.serial()).build());
             }
-            PodMonitor monitor = new PodMonitor(root, pod, vm, agent);
+            PodMonitor monitor = new PodMonitor(root, pod, vm, agent, passed);
             monitor.setupTimes = times;
             for (ContainerInfo c : agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance()).getContainersList()) {
                 // every started container: a running one's output goes on, a stopped one's rest is still buffered
@@ -204,14 +206,22 @@ public final class PodMonitor implements AutoCloseable {
         return b.build();
     }
 
-    private Dispatcher dispatcher() {
-        Dispatcher d = new Dispatcher();
+    /**
+     * The agent's methods the monitor passes on unchanged: all but Version, which it answers itself,
+     * and the calls whose outcome it records (Start, Pause, Resume). Listed in {@link #start} before the
+     * agent answers, so that the API's message classes (some 200, from its jar: no AOT cache holds
+     * them all) load while the guest boots, not between Configure's reply and the socket's serving.
+     */
+    private static List<Method<?, ?>> passedThrough() {
         java.util.Set<Method<?, ?>> own = java.util.Set.of(AgentMethods.VERSION, AgentMethods.Containers.START,
                 AgentMethods.Containers.PAUSE, AgentMethods.Containers.RESUME);
-        for (Method<?, ?> m : MonitorMethods.agentMethods()) {
-            if (!own.contains(m)) {
-                passThrough(d, m);
-            }
+        return MonitorMethods.agentMethods().stream().filter(m -> !own.contains(m)).toList();
+    }
+
+    private Dispatcher dispatcher(List<Method<?, ?>> passed) {
+        Dispatcher d = new Dispatcher();
+        for (Method<?, ?> m : passed) {
+            passThrough(d, m);
         }
         // the calls that change a container's state are passed on and recorded (ContainerStates)
         d.register(AgentMethods.Containers.START, (ctx, q) -> {
