@@ -43,6 +43,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -246,7 +247,7 @@ final class CdsTraining {
      * the network. A run that may not make a namespace (not root) skips it and says so; false then.
      */
     static boolean exerciseNetwork() throws Exception {
-        java.util.concurrent.CompletableFuture<Boolean> outcome = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<Boolean> outcome = new CompletableFuture<>();
         Thread.ofPlatform().name("training network").start(() -> {
             try {
                 Namespaces.unshare(Namespaces.CLONE_NEWNET);

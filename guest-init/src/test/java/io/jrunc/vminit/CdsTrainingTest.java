@@ -1,7 +1,10 @@
 package io.jrunc.vminit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 class CdsTrainingTest {
@@ -17,9 +20,10 @@ class CdsTrainingTest {
      */
     @Test
     void configuresANetworkInANamespaceOfItsOwn() throws Exception {
-        String before = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/net/route"));
-        assertEquals(true, CdsTraining.exerciseNetwork());
-        assertEquals(before, java.nio.file.Files.readString(java.nio.file.Path.of("/proc/net/route")));
+        Path routes = Path.of("/proc/net/route");
+        String before = Files.readString(routes);
+        assertTrue(CdsTraining.exerciseNetwork());
+        assertEquals(before, Files.readString(routes));
     }
 
     /** The example spec, rewritten for a pod, is one the runtime loads (a refusal would end the image build's training). */

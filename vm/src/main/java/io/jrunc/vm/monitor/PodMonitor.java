@@ -96,11 +96,12 @@ public final class PodMonitor implements AutoCloseable {
     /** Shutdown calls not yet answered: the monitor waits for them before it closes the socket. */
     private final java.util.concurrent.atomic.AtomicInteger shutdowns = new java.util.concurrent.atomic.AtomicInteger();
     /** What the pod's set-up calls took at {@link #start}, for the ready line: "Configure 412 ms, AddSwap 95 ms". */
-    private String setupTimes = "";
+    private final String setupTimes;
 
-    private PodMonitor(StateRoot root, PodRecord pod, PodVm vm, AgentClient agent, List<Method<?, ?>> passed)
-            throws IOException, VmException {
+    private PodMonitor(StateRoot root, PodRecord pod, PodVm vm, AgentClient agent, List<Method<?, ?>> passed,
+            String setupTimes) throws IOException, VmException {
         this.root = root;
+        this.setupTimes = setupTimes;
         this.pod = pod;
         this.vm = vm;
         this.agent = agent;
@@ -150,8 +151,7 @@ public final class PodMonitor implements AutoCloseable {
             for (PodVolumes.Disk v : PodVolumes.list(root.podDir(pod.name()))) {
                 agent.call(AgentMethods.Pod.ADD_VOLUME, AddVolumeRequest.newBuilder().setName(v.name()).setSerial(v.serial()).build());
             }
-            PodMonitor monitor = new PodMonitor(root, pod, vm, agent, passed);
-            monitor.setupTimes = times;
+            PodMonitor monitor = new PodMonitor(root, pod, vm, agent, passed, times);
             for (ContainerInfo c : agent.call(AgentMethods.Containers.LIST, ListContainersRequest.getDefaultInstance()).getContainersList()) {
                 // every started container: a running one's output goes on, a stopped one's rest is still buffered
                 if (c.getState() == ContainerState.CONTAINER_STATE_RUNNING
