@@ -138,17 +138,22 @@ echo "root:x:0:0:root:/:/bin/false" > "$stage/etc/passwd"
 # and with their method handles resolved, and method profiles) in place of jlink's CDS archive. No
 # machine code: adapter and stub caching are off (a host's cache with them once held AVX-512 code and
 # died with SIGILL on the guest's CPU), so nothing of the host's CPU is in it. Dumped by the image's own
-# java in a chroot of the staging tree, so its class path (/jrunc/vminit.jar and the manifest's
-# lib/*.jar) and flags are exactly the guest's; in private mount, UTS, IPC and PID namespaces so the
-# training run (io.jrunc.vminit.CdsTraining, which only reads) cannot touch the host. A JVM that rejects
+# java with the staging tree as its root (moved over / and entered as the guest's initramfs enters the
+# agent's root), so its class path (/jrunc/vminit.jar and the manifest's lib/*.jar) and flags are exactly
+# the guest's; in private mount, UTS, IPC, PID and cgroup namespaces, with a tmpfs on /run and /sys and a
+# cgroup2 file system below, so that the training run (io.jrunc.vminit.CdsTraining), which makes and
+# deletes a container as a pod's first Create does, cannot touch the host: its mounts end with the
+# namespace, its cgroups are made and removed below the build's own cgroup. A JVM that rejects
 # the cache boots without it, only slower (AOTMode auto, the default; never -XX:AOTMode=on), and the
 # agent says which on the console. jlink's archive leaves the image: a JVM given a cache uses no other.
 archive_flag=""
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
   t0=$(date +%s%N)
   # shellcheck disable=SC2086  # one flag a line above, no spaces inside one
-  if unshare --mount --uts --ipc --pid --fork --mount-proc="$stage/proc" \
-       sh -c 'mount --rbind /dev "$1/dev" && shift && exec env -i LD_LIBRARY_PATH=/jre/lib "$@"' sh "$stage" "$(command -v chroot)" "$stage" \
+  if unshare --mount --uts --ipc --pid --cgroup --fork --mount-proc="$stage/proc" \
+       sh -c 'mount --rbind "$1" "$1" && cd "$1" && mount --rbind /dev dev && mount -t tmpfs -o mode=755 tmpfs run \
+              && mount -t tmpfs -o mode=755 tmpfs sys && mkdir -p sys/fs/cgroup && mount -t cgroup2 cgroup2 sys/fs/cgroup \
+              && mount --move . / && shift && exec env -i LD_LIBRARY_PATH=/jre/lib "$@"' sh "$stage" "$(command -v chroot)" . \
        /init $JVM_FLAGS -XX:-AOTAdapterCaching -XX:-AOTStubCaching -XX:AOTCacheOutput=/jrunc/agent.aot \
        -Xlog:aot=warning,cds=warning -jar /jrunc/vminit.jar --cds-training > "$OUT/cds-training.log" 2>&1 \
      && [ -s "$stage/jrunc/agent.aot" ]; then

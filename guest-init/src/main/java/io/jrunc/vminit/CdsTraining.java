@@ -3,6 +3,7 @@ package io.jrunc.vminit;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.AgentProtocol;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import io.jrunc.agent.api.pb.v1.AddSwapRequest;
@@ -21,13 +22,19 @@ import io.jrunc.agent.api.pb.v1.RouteConfig;
 import io.jrunc.agent.api.pb.v1.Sysctl;
 import io.jrunc.agent.api.pb.v1.WaitRequest;
 import io.jrunc.bindings.ErrnoException;
+import io.jrunc.bindings.Mounts;
 import io.jrunc.bindings.Namespaces;
 import io.jrunc.bindings.UnixSockets;
 import io.jrunc.cgroups.BpfDeviceFilter;
 import io.jrunc.cgroups.CgroupException;
+import io.jrunc.runtime.Container;
+import io.jrunc.runtime.ContainerCreator;
+import io.jrunc.runtime.CreateOptions;
 import io.jrunc.runtime.DeviceRules;
+import io.jrunc.runtime.init.ChildCgroupEntry;
 import io.jrunc.spec.DefaultSpec;
 import io.jrunc.spec.Json;
+import io.jrunc.spec.JsonNodes;
 import io.jrunc.spec.Spec;
 import io.jrunc.spec.SpecLoader;
 import io.jrunc.ttrpc.ClientOptions;
@@ -40,7 +47,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -50,11 +59,13 @@ import java.util.jar.JarFile;
 
 /**
  * The training run behind the image's AOT cache of the agent's classes (docs/guest-init.md, "The image"): the
- * image build runs it once, on the host, in a chroot of the initramfs tree with the image's own java
- * and -XX:AOTCacheOutput, so the cache's class path is the guest's. It loads the classes the
- * agent loads and exits; it must not change the machine it runs on, so it never calls Configure,
- * AddSwap, Create or Shutdown, and it is no PID 1 (nothing here mounts, loads modules, makes cgroups
- * or loads a BPF program).
+ * image build runs it once, on the host, with the image's own java and -XX:AOTCacheOutput, its root the
+ * staging tree moved over / of a mount namespace of its own, so the cache's class path is the guest's. It
+ * loads the classes the agent loads and runs the agent's steps where they can run without changing the
+ * machine: the protocol over a socketpair, the set-up requests parsed and not dispatched, a network in a
+ * network namespace of a thread's own, and a container made and deleted in the build's namespaces
+ * ({@link #exerciseCreate}). It never calls Configure, AddSwap or Shutdown, loads no module and touches no
+ * device.
  */
 final class CdsTraining {
     private CdsTraining() {}
@@ -70,13 +81,16 @@ final class CdsTraining {
         int loaded = loadAgentClasses(Path.of("/jrunc/lib"));
         int jdk = loadJdkClasses();
         exerciseBoot();
-        int calls = exerciseProtocol();
+        Reaper reaper = Reaper.start();
+        int calls = exerciseProtocol(reaper);
         int requests = exerciseRequests();
         boolean network = exerciseNetwork();
         int specs = exerciseSpecs();
+        String container = exerciseCreate(reaper);
         System.out.printf("cds-training: %d classes of the agent's jars and %d of the JDK's list loaded, %d calls served,"
-                + " %d requests parsed, %s, %d specs read%n", loaded, jdk, calls, requests,
-                network ? "a network configured in a namespace of its own" : "no network namespace (not root: skipped)", specs);
+                + " %d requests parsed, %s, %d specs read, %s%n", loaded, jdk, calls, requests,
+                network ? "a network configured in a namespace of its own" : "no network namespace (not root: skipped)", specs,
+                container);
         // a normal exit: the JVM records the training in its exit path (Runtime.halt would skip it)
         System.exit(0);
     }
@@ -171,8 +185,7 @@ final class CdsTraining {
      * the calls that only read: protobuf's runtime, the framing, FdStream's FFM reads and writes, and
      * the error path (an unknown container) run as in the guest.
      */
-    private static int exerciseProtocol() throws Exception {
-        Reaper reaper = Reaper.start();
+    private static int exerciseProtocol(Reaper reaper) throws Exception {
         ContainerStore store = new ContainerStore();
         PodConfig pod = new PodConfig();
         Dispatcher dispatcher = new Dispatcher();
@@ -301,6 +314,89 @@ final class CdsTraining {
         } finally {
             Files.delete(notACgroup);
         }
+    }
+
+    /** The training's cgroup2 mount and where its container's files go; both the image build's own (tmpfs, its namespaces). */
+    static final Path CGROUP = CgroupSetup.ROOT, RUN = Path.of("/run"), ETC = Path.of("/etc");
+
+    /**
+     * A container made and deleted by the runtime library as Create and Remove make and delete one in a
+     * pod: its config rewritten for the pod and loaded from a bundle, the process spawned into its
+     * namespaces with pipes for its stdio, its root pivoted, the pod's files bound into it, its cgroup
+     * (cgroup v2, the guest's kind) with the device program attached; then killed before it ever runs,
+     * and deleted. The image build runs the training as PID 1 of namespaces of its own (mount, PID,
+     * cgroup, UTS, IPC) with a tmpfs on /run and a cgroup2 file system on /sys/fs/cgroup (scripts/vm-image.sh),
+     * so the container, its mounts and its cgroup are the build's alone and end with it. Without this the
+     * first Create in a pod ran the runtime's create path cold: some 60 classes spun (lambdas, string
+     * concatenations, method handle forms), constant pools resolved, under emulation 1.1 s more than a
+     * second Create's. Run anywhere else it does nothing and says so.
+     */
+    static String exerciseCreate(Reaper reaper) throws Exception {
+        if (ProcessHandle.current().pid() != 1 || !Files.exists(CGROUP.resolve("cgroup.controllers"))
+                || !isTmpfs(RUN)) {
+            return "no container (not PID 1 of the image build's namespaces: skipped)";
+        }
+        String id = "training";
+        Path containers = CGROUP.resolve(CgroupSetup.CONTAINERS);
+        int pid;
+        try {
+            // the pod's files where Configure writes them, on a tmpfs over the training's /etc (its passwd copied)
+            byte[] passwd = Files.readAllBytes(ETC.resolve("passwd"));
+            Mounts.mount("training", ETC.toString(), "tmpfs", 0, "mode=755");
+            Files.write(ETC.resolve("passwd"), passwd);
+            List<String> podFiles = new ArrayList<>();
+            for (Path file : List.of(PodService.HOSTNAME, PodService.HOSTS, PodService.RESOLV_CONF)) {
+                Files.writeString(file, "training\n");
+                podFiles.add(file.toString());
+            }
+            // runc's example with a pod's process: no terminal (the example has one), a program of the root's
+            ObjectNode example = (ObjectNode) JsonNodes.read(Json.write(DefaultSpec.example(true)).getBytes(StandardCharsets.UTF_8));
+            ObjectNode process = (ObjectNode) example.get("process");
+            process.put("terminal", false);
+            process.putArray("args").add("/training");
+            ContainerSpecs.Rewritten config = ContainerSpecs.rewrite(JsonNodes.write(example), id, "training", podFiles);
+            Path bundle = ContainerStore.BUNDLES.resolve(id);
+            Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
+            // a file system of its own, as a pod's root is (its disk's, or the overlay over it)
+            Mounts.mount("training", rootfs.toString(), "tmpfs", 0, "mode=755");
+            // the program is looked up at create and never run: the container is killed before its start
+            Files.writeString(rootfs.resolve("training"), "#!/training\n");
+            Files.setPosixFilePermissions(rootfs.resolve("training"), PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.write(bundle.resolve("config.json"), config.json());
+            Spec spec = ContainerCreator.loadBundle(id, bundle);
+            ProcessIo io = ProcessIo.pipes(id);
+            // as Create makes it: pivot_root (the build moved the training's root over /, as the guest's
+            // initramfs does the agent's), the child entering its cgroup itself
+            try (Container container = ContainerCreator.create(ContainerStore.STATE_ROOT, new CreateOptions(id, bundle,
+                    null, null, false, false, 0, -1, io.childStdio(), ChildCgroupEntry.CHILD_MOVED), false, spec)) {
+                pid = container.state().pid();
+            } finally {
+                io.closeChildEnds();
+            }
+            // as Remove deletes a container that never ran: SIGKILL, its cgroup and state, its status reaped
+            try (Container container = Container.load(ContainerStore.STATE_ROOT, id)) {
+                container.delete(true);
+            }
+            reaper.claim(pid);
+            io.close();
+            Mounts.umount(rootfs.toString(), Mounts.MNT_DETACH);
+            Mounts.umount(ETC.toString(), Mounts.MNT_DETACH);
+        } finally {
+            // the cgroups are the one thing of this run the machine keeps (below the build's own cgroup, the
+            // namespace's root): none is left, even when the create failed
+            for (Path dir : List.of(containers.resolve(id), containers)) {
+                try {
+                    Files.deleteIfExists(dir);
+                } catch (IOException e) {
+                    System.err.println("cds-training: " + dir + " left: " + e.getMessage());
+                }
+            }
+        }
+        return "a container created and deleted (pid " + pid + ")";
+    }
+
+    private static boolean isTmpfs(Path dir) throws IOException {
+        return "tmpfs".equals(Files.getFileStore(dir).type());
     }
 
     private interface Call {

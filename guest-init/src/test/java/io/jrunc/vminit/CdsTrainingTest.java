@@ -31,4 +31,16 @@ class CdsTrainingTest {
     void readsTheExampleSpecAsCreateDoes() throws Exception {
         assertEquals(1, CdsTraining.exerciseSpecs());
     }
+
+    /**
+     * A container is made only as PID 1 of the image build's namespaces: run in this suite's JVM, whose
+     * mounts and cgroups are the machine's, the step does nothing and says so.
+     */
+    @Test
+    void makesNoContainerOutsideTheBuildsNamespaces() throws Exception {
+        String cgroupDir = "/sys/fs/cgroup/" + CgroupSetup.CONTAINERS;
+        boolean before = Files.exists(Path.of(cgroupDir));
+        assertEquals("no container (not PID 1 of the image build's namespaces: skipped)", CdsTraining.exerciseCreate(null));
+        assertEquals(before, Files.exists(Path.of(cgroupDir)));
+    }
 }

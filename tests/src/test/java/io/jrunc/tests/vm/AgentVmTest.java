@@ -134,6 +134,11 @@ class AgentVmTest {
         // the image's archive of the agent's classes: a JVM that rejects it boots anyway, only slower
         assertTrue(console.contains("class data archive /jrunc/agent.aot used"),
                 "the JVM did not use the agent's class data archive:\n" + console);
+        // ...trained on a container's create and delete, which the build runs only as root in namespaces
+        // of the training's own (a training that skipped it would leave the first Create cold)
+        Path training = VmHost.IMAGE.resolve("cds-training.log");
+        assertTrue(Files.readString(training).contains("a container created and deleted"),
+                "the image's cache training made no container:\n" + Files.readString(training));
         // the agent calls itself over AF_VSOCK just after its ready line
         while (!console.contains("vsock loopback: ") && System.nanoTime() < deadline) {
             Thread.sleep(200);
