@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigInteger;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -37,10 +38,62 @@ public final class JsonNodes {
      * @throws JsonParseException for text that is not JSON, with the parser's message and location
      */
     public static JsonNode read(byte[] json) throws IOException {
+        JsonNode strict = readStrict(json);
+        if (strict != null) {
+            return strict;
+        }
         try (JsonParser p = FACTORY.createParser(json)) {
             JsonToken t = p.nextToken();
             return t == null ? MissingNode.getInstance() : value(p, t);
         }
+    }
+
+    /**
+     * The document as {@link StrictTokens} reads it, or null when it declines (not JSON, a fraction or
+     * an exponent, anything past its limits), and jackson's parser reads it or words the error. A
+     * well-formed config never reaches jackson's parser, whose base class initializes BigDecimal: in
+     * JDK 25 that squares its way to 5^65536, some 20 ms of a cold JVM and 0.35-0.6 s of a pod's
+     * one vCPU under emulation (docs/PERFORMANCE.md).
+     */
+    static JsonNode readStrict(byte[] json) {
+        try {
+            StrictTokens p = StrictTokens.of(json);
+            JsonToken t = p.nextToken();
+            return t == null ? null : strictValue(p, t);
+        } catch (IOException | RuntimeException declined) {
+            return null;
+        }
+    }
+
+    private static JsonNode strictValue(StrictTokens p, JsonToken t) throws IOException {
+        return switch (t) {
+            case START_OBJECT -> {
+                ObjectNode o = NODES.objectNode();
+                for (JsonToken k = p.nextToken(); k != JsonToken.END_OBJECT; k = p.nextToken()) {
+                    String name = p.currentName();
+                    o.set(name, strictValue(p, p.nextToken()));
+                }
+                yield o;
+            }
+            case START_ARRAY -> {
+                ArrayNode a = NODES.arrayNode();
+                for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+                    a.add(strictValue(p, e));
+                }
+                yield a;
+            }
+            case VALUE_STRING -> NODES.textNode(p.getText());
+            case VALUE_TRUE -> NODES.booleanNode(true);
+            case VALUE_FALSE -> NODES.booleanNode(false);
+            case VALUE_NULL -> NODES.nullNode();
+            case VALUE_NUMBER_INT -> {
+                // the node type jackson's getNumberType gives: the smallest of int, long and BigInteger
+                BigInteger v = p.getBigIntegerValue();
+                yield v.bitLength() < Integer.SIZE ? NODES.numberNode(v.intValue())
+                        : v.bitLength() < Long.SIZE ? NODES.numberNode(v.longValue()) : NODES.numberNode(v);
+            }
+            default -> throw StrictTokens.REFUSED; // a fraction or an exponent: jackson's double
+        };
     }
 
     private static JsonNode value(JsonParser p, JsonToken t) throws IOException {

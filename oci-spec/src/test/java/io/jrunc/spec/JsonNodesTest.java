@@ -2,6 +2,7 @@ package io.jrunc.spec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +40,30 @@ class JsonNodesTest {
             assertEquals(types(theirs), types(ours), "node types of " + doc);
         }
         assertTrue(JsonNodes.read(new byte[0]).isMissingNode(), "an empty document, as readTree gives");
+    }
+
+    /**
+     * A document of integers, strings and literals is read without jackson's parser (whose base class
+     * initializes BigDecimal), into the mapper's tree; one with a fraction or an exponent, or not JSON,
+     * is left to the parser.
+     */
+    @Test
+    void wellFormedDocumentsWithoutFractionsNeedNoParser() throws IOException {
+        for (String doc : DOCUMENTS) {
+            byte[] bytes = doc.getBytes(StandardCharsets.UTF_8);
+            JsonNode strict = JsonNodes.readStrict(bytes);
+            if (doc.contains("1.5")) {
+                assertNull(strict, doc);
+            } else {
+                assertEquals(MAPPER.readTree(bytes), strict, doc);
+                assertEquals(types(MAPPER.readTree(bytes)), types(strict), "node types of " + doc);
+            }
+        }
+        String integers = "{\"int\": -2147483648, \"long\": 2147483648, \"big\": 9223372036854775808, \"zero\": -0}";
+        assertEquals(types(MAPPER.readTree(integers)), types(JsonNodes.readStrict(integers.getBytes(StandardCharsets.UTF_8))));
+        for (String declined : List.of("", "{", "{\"a\": 1e3}", "\ufeff{}")) {
+            assertNull(JsonNodes.readStrict(declined.getBytes(StandardCharsets.UTF_8)), declined);
+        }
     }
 
     @Test
