@@ -124,6 +124,30 @@ class TarFormatTest {
         assertEquals("12.000000001", PaxRecords.time(12, 1));
     }
 
+    /** Times written and read by digits, against BigDecimal's arithmetic (what they were before). */
+    @Test
+    void paxTimesAsBigDecimalMakesThem() throws IOException {
+        long[][] times = {{0, 0}, {12, 1}, {1700000000, 123456789}, {1700000000, 500000000}, {-1, 500000000},
+                {-2, 500000000}, {-1, 1}, {-1700000000, 999999999}, {5, 100}, {Long.MAX_VALUE, 999999999},
+                {Long.MIN_VALUE, 0}, {Long.MIN_VALUE + 1, 1}};
+        for (long[] t : times) {
+            java.math.BigDecimal exact = java.math.BigDecimal.valueOf(t[0]).add(java.math.BigDecimal.valueOf(t[1], 9));
+            String text = t[1] == 0 ? Long.toString(t[0]) : exact.stripTrailingZeros().toPlainString();
+            assertEquals(text, PaxRecords.time(t[0], (int) t[1]), t[0] + " s " + t[1] + " ns");
+            assertArrayEquals(t, PaxRecords.parseTime(text), text);
+        }
+        for (String text : List.of("1.0000000009", "-1.0000000009", "-0.0000000001", "-3.000000000", "7.", "42", "-0",
+                "0.5", "-0.5", "00012.340")) {
+            java.math.BigDecimal exact = new java.math.BigDecimal(text.endsWith(".") ? text + "0" : text);
+            java.math.BigDecimal seconds = exact.setScale(0, java.math.RoundingMode.FLOOR);
+            long nanos = exact.subtract(seconds).movePointRight(9).setScale(0, java.math.RoundingMode.DOWN).longValueExact();
+            assertArrayEquals(new long[] {seconds.longValueExact(), nanos}, PaxRecords.parseTime(text), text);
+        }
+        for (String bad : List.of("", "-", ".5", "1e3", "+1", "1.2.3", "x", "9223372036854775808", "-9223372036854775808.5")) {
+            assertThrows(IOException.class, () -> PaxRecords.parseTime(bad), bad);
+        }
+    }
+
     /** What this writer makes, GNU tar extracts with the same names, modes, owners, times and targets. */
     @Test
     void gnuTarReadsWhatIsWritten() throws Exception {
