@@ -126,7 +126,6 @@ public final class VmInit {
         watchdog.ready();
         Thread.ofPlatform().name("late-modules").start(() -> {
             loadLateModules();
-            initializeBigDecimal();
             loadBalloonLater();
         });
         // Only when the kernel's command line asks (the boot tests do), and after the ready line: the
@@ -164,19 +163,6 @@ public final class VmInit {
                     (System.nanoTime() - start) / 1_000_000, String.join(" ", loaded));
         } catch (IOException | RuntimeException e) {
             Console.log("kernel modules %s: failed: %s", when, e);
-        }
-    }
-
-    /**
-     * BigDecimal's static initialisation, after the ready line, while the host prepares its first
-     * call: JDK 25's squares its way to 5^65536, and jackson's parser initialises BigDecimal when the
-     * first Create reads its spec, which then paid it (a quarter of a second under emulation). No
-     * class's initialised state is in the AOT cache, so the boot cannot have it done already.
-     */
-    private static void initializeBigDecimal() {
-        long start = System.nanoTime();
-        if (java.math.BigDecimal.ONE.signum() == 1) {
-            Console.log("BigDecimal initialised after ready in %d ms", (System.nanoTime() - start) / 1_000_000);
         }
     }
 
