@@ -6,6 +6,7 @@ import io.jrunc.ttrpc.TtrpcServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -19,6 +20,26 @@ final class Transports {
     private Transports() {}
 
     static final String PORT_NAME = "jrunc.agent";
+    private static final Path PCI_DEVICES = Path.of("/sys/bus/pci/devices");
+    /** virtio's PCI vendor, and the virtio-vsock device's ids: transitional and modern (0x1040 + 19). */
+    private static final String VIRTIO_VENDOR = "0x1af4";
+    private static final Set<String> VSOCK_DEVICES = Set.of("0x1012", "0x1053");
+
+    /** Whether the VM has a virtio-vsock device (vhost-vsock-pci), read from the PCI bus before any driver binds it. */
+    static boolean hasVsockDevice() throws IOException {
+        if (!Files.isDirectory(PCI_DEVICES)) {
+            return false;
+        }
+        try (Stream<Path> devices = Files.list(PCI_DEVICES)) {
+            for (Path device : devices.toList()) {
+                if (VIRTIO_VENDOR.equals(Files.readString(device.resolve("vendor")).trim())
+                        && VSOCK_DEVICES.contains(Files.readString(device.resolve("device")).trim())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
     static final int VSOCK_PORT = 1024;
     private static final Path VIRTIO_PORTS = Path.of("/sys/class/virtio-ports");
 

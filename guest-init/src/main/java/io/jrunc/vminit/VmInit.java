@@ -83,9 +83,12 @@ public final class VmInit {
         // The modules load on a thread of their own while this one sets up the cgroups and builds the
         // services, which need none of them; the transports are served once they are in. The host
         // boots a pod with a CPU for the agent beside the containers', so the two overlap there.
+        // vsock only where the host can reach the guest that way (a virtio-vsock device) or the kernel's
+        // command line asks for the loopback check; a pod's host talks over the virtio-serial port
+        boolean vsockWanted = Transports.hasVsockDevice() || kernelParameter(VSOCK_CHECK);
         FutureTask<Void> modules = new FutureTask<>(() -> {
             long start = System.nanoTime();
-            List<String> loaded = KernelModules.loadAll();
+            List<String> loaded = KernelModules.loadAll(vsockWanted);
             Console.log("loaded %d kernel modules in %d ms: %s", loaded.size(),
                     (System.nanoTime() - start) / 1_000_000, String.join(" ", loaded));
             return null;
@@ -113,7 +116,10 @@ public final class VmInit {
 
         // Both transports before the ready line; the port last, because the host's first call is
         // answered from the moment the port is served, so that moment is the one reported as ready.
-        boolean vsock = serveVsock(server);
+        boolean vsock = vsockWanted && serveVsock(server);
+        if (!vsockWanted) {
+            Console.log("vsock: not served (no virtio-vsock device)");
+        }
         Path port = Transports.findPort(Transports.PORT_NAME, 10_000);
         if (port != null) {
             Transports.servePort(server, port);

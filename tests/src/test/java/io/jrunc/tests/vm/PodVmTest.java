@@ -223,6 +223,12 @@ class PodVmTest {
         String console = Files.readString(root.resolve("pods").resolve(POD).resolve("console.log"));
         assertTrue(console.contains("ready for requests"), consoleTail());
         assertFalse(console.contains("vsock loopback"), consoleTail());
+        // nor has its VM a virtio-vsock device (the host talks over the virtio-serial port), so the agent
+        // loads no vsock module and serves no vsock socket
+        assertTrue(console.contains("vsock: not served (no virtio-vsock device)"), consoleTail());
+        Matcher modulesLine = Pattern.compile("loaded \\d+ kernel modules in \\d+ ms: ([^\n]*)").matcher(console);
+        assertTrue(modulesLine.find(), consoleTail());
+        assertFalse(modulesLine.group(1).contains("vsock"), modulesLine.group());
         // the agent's root is the image's ext4 on the virtio-pmem device, mounted with DAX: its files are
         // read in place from the host's mapping of agent-root.img, not copied into the guest's RAM
         Matcher rootLine = Pattern.compile("; root ext4 /dev/pmem0 \\(([^)]*)\\)").matcher(console);
