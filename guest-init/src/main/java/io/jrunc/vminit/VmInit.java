@@ -39,7 +39,7 @@ public final class VmInit {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals(CdsTraining.ARGUMENT)) {
-            CdsTraining.run(); // the image build's training run (scripts/vm-image.sh), never PID 1
+            CdsTraining.run(); // the image build's training (scripts/vm-image.sh), PID 1 of the build's namespaces
             return;
         }
         try {
