@@ -44,7 +44,7 @@ public final class JsonNodes {
         }
         try (JsonParser p = FACTORY.createParser(json)) {
             JsonToken t = p.nextToken();
-            return t == null ? MissingNode.getInstance() : value(p, t);
+            return t == null ? MissingNode.getInstance() : value(new Tokens.Jackson(p), t);
         }
     }
 
@@ -59,44 +59,13 @@ public final class JsonNodes {
         try {
             StrictTokens p = StrictTokens.of(json);
             JsonToken t = p.nextToken();
-            return t == null ? null : strictValue(p, t);
+            return t == null ? null : value(p, t);
         } catch (IOException | RuntimeException declined) {
             return null;
         }
     }
 
-    private static JsonNode strictValue(StrictTokens p, JsonToken t) throws IOException {
-        return switch (t) {
-            case START_OBJECT -> {
-                ObjectNode o = NODES.objectNode();
-                for (JsonToken k = p.nextToken(); k != JsonToken.END_OBJECT; k = p.nextToken()) {
-                    String name = p.currentName();
-                    o.set(name, strictValue(p, p.nextToken()));
-                }
-                yield o;
-            }
-            case START_ARRAY -> {
-                ArrayNode a = NODES.arrayNode();
-                for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
-                    a.add(strictValue(p, e));
-                }
-                yield a;
-            }
-            case VALUE_STRING -> NODES.textNode(p.getText());
-            case VALUE_TRUE -> NODES.booleanNode(true);
-            case VALUE_FALSE -> NODES.booleanNode(false);
-            case VALUE_NULL -> NODES.nullNode();
-            case VALUE_NUMBER_INT -> {
-                // the node type jackson's getNumberType gives: the smallest of int, long and BigInteger
-                BigInteger v = p.getBigIntegerValue();
-                yield v.bitLength() < Integer.SIZE ? NODES.numberNode(v.intValue())
-                        : v.bitLength() < Long.SIZE ? NODES.numberNode(v.longValue()) : NODES.numberNode(v);
-            }
-            default -> throw StrictTokens.REFUSED; // a fraction or an exponent: jackson's double
-        };
-    }
-
-    private static JsonNode value(JsonParser p, JsonToken t) throws IOException {
+    private static JsonNode value(Tokens p, JsonToken t) throws IOException {
         return switch (t) {
             case START_OBJECT -> {
                 ObjectNode o = NODES.objectNode();
@@ -117,13 +86,14 @@ public final class JsonNodes {
             case VALUE_TRUE -> NODES.booleanNode(true);
             case VALUE_FALSE -> NODES.booleanNode(false);
             case VALUE_NULL -> NODES.nullNode();
-            case VALUE_NUMBER_INT -> switch (p.getNumberType()) {
-                case INT -> NODES.numberNode(p.getIntValue());
-                case LONG -> NODES.numberNode(p.getLongValue());
-                default -> NODES.numberNode(p.getBigIntegerValue());
-            };
+            case VALUE_NUMBER_INT -> {
+                // the node type jackson's getNumberType gives: the smallest of int, long and BigInteger
+                BigInteger v = p.getBigIntegerValue();
+                yield v.bitLength() < Integer.SIZE ? NODES.numberNode(v.intValue())
+                        : v.bitLength() < Long.SIZE ? NODES.numberNode(v.longValue()) : NODES.numberNode(v);
+            }
             case VALUE_NUMBER_FLOAT -> NODES.numberNode(p.getDoubleValue());
-            default -> throw new JsonParseException(p, "unexpected token " + t);
+            default -> throw new IOException("unexpected token " + t);
         };
     }
 

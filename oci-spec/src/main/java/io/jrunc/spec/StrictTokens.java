@@ -385,6 +385,12 @@ final class StrictTokens implements Tokens {
         return new BigInteger(integerText());
     }
 
+    /** A fraction or an exponent: jackson's to read (its double), so never taken here. */
+    @Override
+    public double getDoubleValue() {
+        throw REFUSED;
+    }
+
     private String integerText() {
         if (current != JsonToken.VALUE_NUMBER_INT) {
             throw REFUSED;

@@ -24,6 +24,8 @@ interface Tokens {
 
     BigInteger getBigIntegerValue() throws IOException;
 
+    double getDoubleValue() throws IOException;
+
     void skipChildren() throws IOException;
 
     String nextFieldName() throws IOException;
@@ -63,6 +65,11 @@ interface Tokens {
         @Override
         public BigInteger getBigIntegerValue() throws IOException {
             return parser.getBigIntegerValue();
+        }
+
+        @Override
+        public double getDoubleValue() throws IOException {
+            return parser.getDoubleValue();
         }
 
         @Override
