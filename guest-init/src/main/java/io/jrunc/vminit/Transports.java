@@ -20,6 +20,8 @@ final class Transports {
     private Transports() {}
 
     static final String PORT_NAME = "jrunc.agent";
+    static final int VSOCK_PORT = 1024;
+    private static final Path VIRTIO_PORTS = Path.of("/sys/class/virtio-ports");
     private static final Path PCI_DEVICES = Path.of("/sys/bus/pci/devices");
     /** virtio's PCI vendor, and the virtio-vsock device's ids: transitional and modern (0x1040 + 19). */
     private static final String VIRTIO_VENDOR = "0x1af4";
@@ -40,8 +42,6 @@ final class Transports {
         }
         return false;
     }
-    static final int VSOCK_PORT = 1024;
-    private static final Path VIRTIO_PORTS = Path.of("/sys/class/virtio-ports");
 
     /**
      * The /dev/vportNpM whose name is {@code name}, or null when none is there after {@code waitMillis}

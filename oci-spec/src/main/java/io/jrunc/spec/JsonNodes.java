@@ -18,8 +18,9 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * A config as a tree of jackson's nodes, read and written with jackson-core's parser and generator
- * alone: what an {@code ObjectMapper}'s {@code readTree} and {@code writeValueAsBytes} give for a
+ * A config as a tree of jackson's nodes, read with the spec library's strict tokenizer (jackson-core's
+ * parser for what it declines) and written with jackson-core's generator: what an {@code ObjectMapper}'s
+ * {@code readTree} and {@code writeValueAsBytes} give for a
  * tree, byte for byte, without the mapper, whose set-up (its serializer and deserializer lookups)
  * is most of the cost of a first call in a cold JVM, and several times that under emulation. For
  * code that edits a config it passes on (the guest agent's rewrite of a pod's container config).
