@@ -36,6 +36,14 @@ IMAGE=$PWD/build/vm-image JRUNC_VM=$PWD/build/bin/jrunc-vm OUT=$PWD/build/vm-fig
 ldd /bin/busybox >/dev/null 2>&1 && { echo "vm-figures: needs busybox-static" >&2; exit 2; }
 rm -rf "$OUT" && mkdir -p "$OUT"
 ROOT=$OUT/root
+# the accelerator the pods got: the state root's record of jrunc-vm's choice (io.jrunc.vm.qemu.Kvm)
+accel() {
+  case $(sed -n 2p "$ROOT/accelerator" 2>/dev/null) in
+    kvm) echo KVM ;;
+    tcg) echo "TCG ($(sed -n 3p "$ROOT/accelerator"))" ;;
+    *) echo "no KVM: TCG" ;;
+  esac
+}
 jv() { "$JRUNC_VM" --root "$ROOT" "$@"; }
 cleanup() { for p in $(jv pod ls --format json 2>/dev/null | grep -o '"name" : "[^"]*"' | cut -d'"' -f4); do jv pod rm -f "$p" >/dev/null 2>&1 || true; done
             [ -z "${baseline_qemu:-}" ] || kill "$baseline_qemu" 2>/dev/null || true; }
@@ -229,7 +237,7 @@ pod_figures() {
   local base_first base_wall ready run_wall
   base_first=$(median < "$OUT/pod-base-first") base_wall=$(median < "$OUT/pod-base-wall")
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b}'; }
-  echo "pod: machine $(nproc) cores, $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "pod: machine $(nproc) cores, $(accel), host $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "pod: VM ${cmd[*]}" | sed "s|$ROOT/pods/[^/]*/|POD/|g"
   echo "pod: baseline busybox init, kernel start to its first line (s):  $(tr '\n' ' ' < "$OUT/pod-base-first")median $base_first"
   echo "pod: baseline busybox init, qemu start to power-off, wall (ms):   $(tr '\n' ' ' < "$OUT/pod-base-wall")median $base_wall"
@@ -462,7 +470,7 @@ PY
   awk '{printf "%.3f\n", $1 * 1000}' "$OUT/net-lo-http" > "$OUT/net-lo-connect"; awk '{printf "%.3f\n", $2 * 1000}' "$OUT/net-lo-http" > "$OUT/net-lo-first"
   local pod_s lo_s
   pod_s=$(median < "$OUT/net-pod-s") lo_s=$(median < "$OUT/net-lo-s")
-  echo "machine: $(nproc) cores, $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r); pod: 1 CPU (its VM one more, the agent's, under KVM on a host of 2 or more), 512 MiB, qemu user-mode network (libslirp), virtio-net"
+  echo "machine: $(nproc) cores, $(accel), host $(uname -r); pod: 1 CPU (its VM one more, the agent's, under KVM on a host of 2 or more), 512 MiB, qemu user-mode network (libslirp), virtio-net"
   echo "(a) 100 MiB host -> container via published port (s): $(tr '\n' ' ' < "$OUT/net-pod-s") median $pod_s = $(awk -v t="$pod_s" 'BEGIN {printf "%.1f", 100 / t}') MiB/s"
   echo "(a) 100 MiB host -> host over loopback (s):            $(tr '\n' ' ' < "$OUT/net-lo-s") median $lo_s = $(awk -v t="$lo_s" 'BEGIN {printf "%.1f", 100 / t}') MiB/s"
   echo "(b) HTTP GET via published port, connect (ms):     median $(median < "$OUT/net-pod-connect") of $(wc -l < "$OUT/net-pod-connect")"
@@ -519,7 +527,7 @@ for r in $(seq "$ROUNDS"); do
 done
 
 agent=$(median < "$OUT/agent-ready") base=$(median < "$OUT/baseline-ready")
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $( [ -w /dev/kvm ] && echo KVM || echo 'no KVM: TCG'), host $(uname -r)"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(accel), host $(uname -r)"
 echo "VM: ${qemu_cmd[*]}" | sed "s|$ROOT/pods/[^/]*/|POD/|g"
 echo "agent kernel-start-to-ready (s):     $(tr '\n' ' ' < "$OUT/agent-ready") median $agent"
 echo "baseline busybox init (s):           $(tr '\n' ' ' < "$OUT/baseline-ready") median $base"

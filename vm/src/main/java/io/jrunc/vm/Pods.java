@@ -17,6 +17,7 @@ import io.jrunc.vm.monitor.pb.ShutdownRequest;
 import io.jrunc.vm.monitor.pb.StartContainerRequest;
 import io.jrunc.vm.monitor.pb.StatusRequest;
 import io.jrunc.vm.monitor.pb.StatusResponse;
+import io.jrunc.vm.qemu.Kvm;
 import io.jrunc.vm.qemu.QemuCommand;
 import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.qemu.VmImage;
@@ -527,7 +528,9 @@ public final class Pods {
         long swapBytes = pod.config().swapBytes();
         out.put("memory", Sizes.format(pod.config().memoryBytes()));
         out.put("vmMemoryMiB", QemuCommand.vmMemoryMiB(pod.config().memoryBytes()));
-        out.put("vmCpus", QemuCommand.vmCpus(pod.config().cpus(), QemuCommand.kvmAvailable()));
+        Kvm.Verdict kvm = Kvm.verdict(root.path());
+        out.put("accelerator", kvm.accelerator());
+        out.put("vmCpus", QemuCommand.vmCpus(pod.config().cpus(), kvm.kvm()));
         if (swapBytes > 0 && !running(pod)) {
             out.putObject("swap").put("size", Sizes.format(swapBytes)).put("sizeBytes", swapBytes);
         }

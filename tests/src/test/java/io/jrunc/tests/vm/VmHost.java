@@ -25,6 +25,29 @@ final class VmHost {
         }
     }
 
+    private static Boolean kvmBoots;
+
+    /**
+     * Whether the image's kernel boots under KVM here: booted without an initramfs to its "cannot mount
+     * root" panic, which with panic=-1 ends qemu (a second or two under KVM). Where /dev/kvm is absent,
+     * or qemu cannot set up its vCPU, or the kernel does not run on it, qemu fails or the boot does not
+     * end within a minute. The pods' own choice (io.jrunc.vm.qemu.Kvm) is checked against this.
+     */
+    static synchronized boolean kvmBoots() throws Exception {
+        if (kvmBoots == null) {
+            Process p = new ProcessBuilder("qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
+                    "-no-reboot", "-accel", "kvm", "-cpu", "host", "-m", "256", "-kernel", IMAGE.resolve("vmlinuz").toString(),
+                    "-append", "panic=-1 quiet").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            p.getOutputStream().close();
+            boolean ended = p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+            if (!ended) {
+                p.destroyForcibly().waitFor();
+            }
+            kvmBoots = ended && p.exitValue() == 0;
+        }
+        return kvmBoots;
+    }
+
     static void requireQemu() {
         Requirements.requireCommands("qemu-system-x86", "qemu-system-x86_64");
     }

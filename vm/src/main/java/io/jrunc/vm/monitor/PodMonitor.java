@@ -36,6 +36,7 @@ import io.jrunc.vm.monitor.pb.Share;
 import io.jrunc.vm.monitor.pb.ShutdownResponse;
 import io.jrunc.vm.monitor.pb.StartContainerResponse;
 import io.jrunc.vm.monitor.pb.StatusResponse;
+import io.jrunc.vm.qemu.Kvm;
 import io.jrunc.vm.qemu.Liveness;
 import io.jrunc.vm.qemu.QemuCommand;
 import io.jrunc.vm.qemu.SwapDisk;
@@ -562,8 +563,12 @@ public final class PodMonitor implements AutoCloseable {
                 PodRecord.Config config = pod.config();
                 VmImage image = VmImage.locate(config.kernel() == null ? null : Path.of(config.kernel()),
                         config.initrd() == null ? null : Path.of(config.initrd()));
+                Kvm.Verdict kvm = Kvm.verdict(root.path());
+                if (!kvm.kvm() && Files.exists(Path.of("/dev/kvm"))) {
+                    System.err.println("monitor: /dev/kvm is not used: " + kvm.reason() + "; the pod runs under emulation (TCG)");
+                }
                 var command = new java.util.ArrayList<>(QemuCommand.build(image, config.cpus(), config.memoryBytes(), dir,
-                        QemuCommand.kvmAvailable()));
+                        kvm.kvm()));
                 if (config.swapBytes() > 0) {
                     // afresh at every boot: the agent formats it, and nothing in it outlives the VM
                     command.addAll(SwapDisk.qemuArgs(SwapDisk.makeFresh(dir, config.swapBytes())));

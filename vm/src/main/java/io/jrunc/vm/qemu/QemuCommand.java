@@ -1,12 +1,6 @@
 package io.jrunc.vm.qemu;
 
-import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,7 +15,7 @@ import java.util.List;
  * virtio-blk disk is a PCI hot-plug that waits for the guest's ACPI (measured under TCG with this
  * kernel, busybox as /init: attach to the guest's /sys/block 53-137 ms against 271-377 ms for
  * virtio-blk, device_del to DEVICE_DELETED 54-58 ms against 397-431 ms).
- * <li>KVM when /dev/kvm opens, TCG otherwise (this machine kind has no KVM).
+ * <li>KVM where {@link Kvm} finds that it works, TCG otherwise.
  * <li>The agent's channel: a virtio-serial port named {@value #AGENT_PORT} backed by a Unix socket
  * chardev (server=on, wait=off: qemu listens, the monitor connects; one client at a time).
  * <li>The RAM a shared memfd ({@link #MEMORY_ID}), so that shared directories (virtio-fs) can be
@@ -107,28 +101,6 @@ public final class QemuCommand {
     static int vmCpus(int podCpus, int hostCpus, boolean kvm) {
         int cpus = Math.max(1, podCpus);
         return kvm && cpus < hostCpus ? cpus + 1 : cpus;
-    }
-
-    /** KVM: /dev/kvm is a device (not a file someone left there) that this user may open read-write. */
-    public static boolean kvmAvailable() {
-        return kvmAvailable(Path.of("/dev/kvm"));
-    }
-
-    @SuppressWarnings("try") // opening the device is the test
-    static boolean kvmAvailable(Path device) {
-        try {
-            if (!Files.readAttributes(device, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
-                return false;
-            }
-        } catch (IOException e) {
-            return false;
-        }
-        // READ and WRITE without CREATE: a missing device is never made
-        try (FileChannel ignored = FileChannel.open(device, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            return true;
-        } catch (IOException | UnsupportedOperationException | SecurityException e) {
-            return false;
-        }
     }
 
     /** The memory-backend-file and device ids of the agent's root. */
