@@ -11,8 +11,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Whether a pod's qemu can run under KVM on this host. A /dev/kvm that opens is not enough:
@@ -33,7 +37,7 @@ public final class Kvm {
     static final String VERDICT_FILE = "accelerator";
     private static final Path DEVICE = Path.of("/dev/kvm");
     private static final Path BOOT_ID = Path.of("/proc/sys/kernel/random/boot_id");
-    private static final long PROBE_TIMEOUT_SECONDS = 20;
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(20);
 
     /** A verdict: KVM or not, and why not (null when it is). */
     public record Verdict(boolean kvm, String reason) {
@@ -75,7 +79,7 @@ public final class Kvm {
         if (recorded != null) {
             return recorded;
         }
-        Verdict found = probe(probeCommand());
+        Verdict found = probe(probeCommand(), PROBE_TIMEOUT);
         record(file, bootId, found);
         return found;
     }
@@ -86,8 +90,8 @@ public final class Kvm {
                 "-no-user-config", "-display", "none", "-S", "-qmp", "stdio");
     }
 
-    /** Runs {@code command}, tells it to quit over QMP, and judges by its exit: 0 is KVM. */
-    static Verdict probe(List<String> command) {
+    /** Runs {@code command}, tells it to quit over QMP, and judges by its exit within {@code timeout}: 0 is KVM. */
+    static Verdict probe(List<String> command, Duration timeout) {
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -100,19 +104,26 @@ public final class Kvm {
             } catch (IOException e) {
                 // qemu ended before reading: its exit status says why
             }
-            byte[] out;
-            try (InputStream o = p.getInputStream()) {
-                out = o.readNBytes(64 << 10);
-            }
-            if (!p.waitFor(PROBE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                return new Verdict(false, "qemu under KVM did not quit within " + PROBE_TIMEOUT_SECONDS + " s");
+            // read beside the wait: a qemu that hangs in its set-up must not hold this call past the timeout
+            FutureTask<String> output = new FutureTask<>(() -> {
+                try (InputStream o = p.getInputStream()) {
+                    return new String(o.readNBytes(64 << 10), StandardCharsets.UTF_8);
+                }
+            });
+            Thread.ofVirtual().start(output);
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                return new Verdict(false, "qemu under KVM did not quit within " + timeout.toSeconds() + " s");
             }
             if (p.exitValue() == 0) {
                 return new Verdict(true, null);
             }
-            return new Verdict(false, "qemu under KVM exited " + p.exitValue() + errorLine(new String(out, StandardCharsets.UTF_8)));
-        } catch (IOException e) {
-            return new Verdict(false, "qemu under KVM: " + e.getMessage());
+            String text;
+            try {
+                text = output.get(1, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                text = "";
+            }
+            return new Verdict(false, "qemu under KVM exited " + p.exitValue() + errorLine(text));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Verdict(false, "interrupted while asking qemu about KVM");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * this host's KVM works is PodVmTest's, against a boot.
  */
 class KvmTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
     /**
      * Only a device counts: a regular file at the path (one left by a careless open with create) or
      * none at all is TCG, and the check never creates the path. /dev/null stands for a device that opens.
@@ -52,13 +55,29 @@ class KvmTest {
     @Test
     void qemuSaysWhetherItsVcpuSetsUp() {
         Kvm.Verdict broken = Kvm.probe(List.of("sh", "-c",
-                "echo 'qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69' >&2; kill -ABRT $$"));
+                "echo 'qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69' >&2; kill -ABRT $$"), TIMEOUT);
         assertFalse(broken.kvm());
         assertEquals("qemu under KVM exited 134: error: failed to set MSR 0x10a to 0x69", broken.reason());
-        Kvm.Verdict works = Kvm.probe(List.of("sh", "-c", "read a; read b; case $b in *quit*) exit 0;; esac; exit 1"));
+        Kvm.Verdict works = Kvm.probe(List.of("sh", "-c", "read a; read b; case $b in *quit*) exit 0;; esac; exit 1"), TIMEOUT);
         assertTrue(works.kvm(), String.valueOf(works.reason()));
         assertNull(works.reason());
-        assertFalse(Kvm.probe(List.of("/nonexistent/qemu")).kvm());
+        assertFalse(Kvm.probe(List.of("/nonexistent/qemu"), TIMEOUT).kvm());
+    }
+
+    /** A qemu that hangs in its set-up (it never reads its QMP commands) is no KVM, and is ended. */
+    @Test
+    void aQemuThatHangsIsNoKvmAndIsEnded(@TempDir Path dir) throws Exception {
+        Path pid = dir.resolve("pid");
+        long start = System.nanoTime();
+        Kvm.Verdict hung = Kvm.probe(List.of("sh", "-c", "echo $$ > " + pid + "; exec sleep 60"), Duration.ofSeconds(1));
+        assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos(), "the probe waited past its timeout");
+        assertFalse(hung.kvm());
+        assertEquals("qemu under KVM did not quit within 1 s", hung.reason());
+        // ended, not left to run its minute out (a process that is gone already has no handle)
+        java.util.Optional<ProcessHandle> left = ProcessHandle.of(Long.parseLong(Files.readString(pid).strip()));
+        if (left.isPresent()) {
+            left.get().onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
+        }
     }
 
     /** The probe's command is the pod's machine and CPU model under KVM, stopped, with QMP on stdio. */
