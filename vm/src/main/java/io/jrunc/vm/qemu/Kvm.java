@@ -49,11 +49,6 @@ public final class Kvm {
     private Kvm() {
     }
 
-    /** Whether the pods of the state root {@code stateRoot} run under KVM. */
-    public static boolean usable(Path stateRoot) {
-        return verdict(stateRoot).kvm();
-    }
-
     /** The verdict for this host: from the state root's record of this boot, else found out and recorded. */
     public static Verdict verdict(Path stateRoot) {
         if (!deviceOpens(DEVICE)) {
