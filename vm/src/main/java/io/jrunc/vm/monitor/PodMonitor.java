@@ -564,9 +564,7 @@ public final class PodMonitor implements AutoCloseable {
                 VmImage image = VmImage.locate(config.kernel() == null ? null : Path.of(config.kernel()),
                         config.initrd() == null ? null : Path.of(config.initrd()));
                 Kvm.Verdict kvm = Kvm.verdict(root.path());
-                if (!kvm.kvm() && Files.exists(Path.of("/dev/kvm"))) {
-                    System.err.println("monitor: /dev/kvm is not used: " + kvm.reason() + "; the pod runs under emulation (TCG)");
-                }
+                System.err.println("monitor: accelerator " + kvm.accelerator() + (kvm.kvm() ? "" : " (" + kvm.reason() + ")"));
                 var command = new java.util.ArrayList<>(QemuCommand.build(image, config.cpus(), config.memoryBytes(), dir,
                         kvm.kvm()));
                 if (config.swapBytes() > 0) {

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeoutException;
 public final class Kvm {
     static final String VERDICT_FILE = "accelerator";
     private static final Path DEVICE = Path.of("/dev/kvm");
+    private static final Path CPUINFO = Path.of("/proc/cpuinfo");
     private static final Path BOOT_ID = Path.of("/proc/sys/kernel/random/boot_id");
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(20);
 
@@ -56,7 +57,7 @@ public final class Kvm {
         }
         String cpuinfo;
         try {
-            cpuinfo = Files.readString(Path.of("/proc/cpuinfo"));
+            cpuinfo = Files.readString(CPUINFO);
         } catch (IOException e) {
             return new Verdict(false, "/proc/cpuinfo not read: " + e.getMessage());
         }
