@@ -436,7 +436,7 @@ class PodVmTest {
         int vmCpus = inspected.path("vmCpus").asInt();
         boolean kvmUsed = VmHost.kvmBoots();
         assertEquals(kvmUsed ? "kvm" : "tcg", inspected.path("accelerator").asText(), inspected.toString());
-        assertTrue(String.join(" ", qemuCommandLine()).contains("-machine pc,accel=" + (kvmUsed ? "kvm," : "tcg,")),
+        assertTrue(String.join(" ", qemuCommandLine()).contains("-machine q35,accel=" + (kvmUsed ? "kvm," : "tcg,")),
                 qemuCommandLine().toString());
         assertEquals(kvmUsed && Runtime.getRuntime().availableProcessors() > 1 ? 2 : 1, vmCpus);
         assertEquals(vmCpus == 1 ? "0" : "0-" + (vmCpus - 1),

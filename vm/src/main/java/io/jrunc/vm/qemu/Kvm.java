@@ -82,7 +82,7 @@ public final class Kvm {
 
     /** The pod's machine and CPU model under KVM, stopped before its first instruction, QMP on stdio. */
     static List<String> probeCommand() {
-        return List.of(QemuCommand.BINARY, "-machine", "pc,accel=kvm", "-cpu", "host", "-nodefaults",
+        return List.of(QemuCommand.BINARY, "-machine", QemuCommand.MACHINE + ",accel=kvm", "-cpu", "host", "-nodefaults",
                 "-no-user-config", "-display", "none", "-S", "-qmp", "stdio");
     }
 

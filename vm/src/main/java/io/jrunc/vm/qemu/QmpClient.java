@@ -257,7 +257,7 @@ public final class QmpClient implements AutoCloseable {
     /**
      * Hot-plugs a vhost-user-fs device for a virtiofsd listening on {@code socket}: a socket chardev
      * (qemu connects as the client) and the device, both with the id {@code tag}, the guest mounting
-     * it by that tag. qemu negotiates with virtiofsd during device_add, so a virtiofsd that is not
+     * it by that tag, on the VM's share bridge ({@link QemuCommand#SHARE_BUS}). qemu negotiates with virtiofsd during device_add, so a virtiofsd that is not
      * there fails here. The VM's memory must be shared (QemuCommand's memfd backend).
      */
     public void attachShare(String tag, Path socket) throws IOException {
@@ -266,7 +266,8 @@ public final class QmpClient implements AutoCloseable {
         data.put("server", false).putObject("addr").put("type", "unix").putObject("data").put("path", socket.toString());
         execute("chardev-add", chardev);
         try {
-            execute("device_add", args().put("driver", "vhost-user-fs-pci").put("id", tag).put("chardev", tag).put("tag", tag));
+            execute("device_add", args().put("driver", "vhost-user-fs-pci").put("bus", QemuCommand.SHARE_BUS)
+                    .put("id", tag).put("chardev", tag).put("tag", tag));
         } catch (IOException e) {
             try {
                 execute("chardev-remove", args().put("id", tag));

@@ -84,7 +84,7 @@ class KvmTest {
     @Test
     void theProbeAsksForThePodsMachine() {
         String cmd = String.join(" ", Kvm.probeCommand());
-        assertTrue(cmd.startsWith("qemu-system-x86_64 -machine pc,accel=kvm -cpu host "), cmd);
+        assertTrue(cmd.startsWith("qemu-system-x86_64 -machine q35,accel=kvm -cpu host "), cmd);
         assertTrue(cmd.contains(" -S ") && cmd.endsWith(" -qmp stdio"), cmd);
     }
 

@@ -28,7 +28,7 @@ class QemuCommandTest {
     @Test
     void kvmTakesTheHostsCpu() {
         List<String> cmd = QemuCommand.build(IMAGE, 2, 512L << 20, Path.of("/pod"), true);
-        assertTrue(after(cmd, "-machine").startsWith("pc,accel=kvm,"), cmd.toString());
+        assertTrue(after(cmd, "-machine").startsWith("q35,accel=kvm,"), cmd.toString());
         assertEquals("host", after(cmd, "-cpu"));
     }
 
@@ -36,7 +36,7 @@ class QemuCommandTest {
     void withoutKvmTheEmulatedCpuIsMax() {
         // under TCG the guest's CPU is qemu's "max" model, the one the image's class data is made for
         List<String> cmd = QemuCommand.build(IMAGE, 1, 512L << 20, Path.of("/pod"), false);
-        assertTrue(after(cmd, "-machine").startsWith("pc,accel=tcg,"), cmd.toString());
+        assertTrue(after(cmd, "-machine").startsWith("q35,accel=tcg,"), cmd.toString());
         assertEquals("max", after(cmd, "-cpu"));
     }
 

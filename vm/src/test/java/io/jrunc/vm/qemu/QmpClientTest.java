@@ -98,7 +98,7 @@ class QmpClientTest {
         RootfsImage.make(dir.resolve("rootfs"), image);
         assertTrue(Files.size(image) >= 16 << 20);
 
-        try (QmpClient qmp = start("-machine", "pc,accel=tcg", "-S", "-device", "virtio-scsi-pci,id=" + QemuCommand.DISK_CONTROLLER)) {
+        try (QmpClient qmp = start("-machine", "q35,accel=tcg", "-S", "-device", "virtio-scsi-pci,id=" + QemuCommand.DISK_CONTROLLER)) {
             assertEquals("prelaunch", qmp.status());
             String serial = "jr0123456789abcdef";
             qmp.attachDisk(serial, image);
@@ -138,7 +138,7 @@ class QmpClientTest {
         // a container's image and writable layer, and a serial qemu never had (a create cut short)
         Path image = Files.write(dir.resolve("image.img"), new byte[1 << 20]);
         Path layer = Files.write(dir.resolve("layer.img"), new byte[1 << 20]);
-        try (QmpClient qmp = start("-machine", "pc,accel=tcg", "-S", "-device", "virtio-scsi-pci,id=" + QemuCommand.DISK_CONTROLLER)) {
+        try (QmpClient qmp = start("-machine", "q35,accel=tcg", "-S", "-device", "virtio-scsi-pci,id=" + QemuCommand.DISK_CONTROLLER)) {
             qmp.attachDisk("jrimage", image);
             qmp.attachWritableDisk("jrlayer", layer);
             qmp.detachDisks(List.of("jrimage", "jrlayer", "jrnever"), Duration.ofSeconds(5));
@@ -159,7 +159,7 @@ class QmpClientTest {
         // What rm -f finds after a create killed before or during the hot-plug: no device (nothing to
         // wait for), or a blockdev node without its device (deleted, without waiting either).
         Path image = Files.write(dir.resolve("half.img"), new byte[4096]);
-        try (QmpClient qmp = start("-machine", "pc,accel=tcg", "-S")) {
+        try (QmpClient qmp = start("-machine", "q35,accel=tcg", "-S")) {
             long t0 = System.nanoTime();
             qmp.detachDisk("jrnever00000000000", Duration.ofSeconds(20));
             ObjectNode blockdev = QmpClient.args().put("driver", "raw").put("node-name", "jrhalf").put("read-only", true);
@@ -179,8 +179,9 @@ class QmpClientTest {
         Requirements.require(Files.isExecutable(Path.of(Virtiofsd.BINARY)), Virtiofsd.BINARY + " (qemu-system-common)");
         Path shared = Files.createDirectories(dir.resolve("shared"));
         String tag = "fs000000000001";
-        try (QmpClient qmp = start("-machine", "pc,accel=tcg,memory-backend=ram0", "-object",
-                "memory-backend-memfd,id=ram0,size=128M,share=on", "-m", "128M", "-S")) {
+        try (QmpClient qmp = start("-machine", "q35,accel=tcg,memory-backend=ram0", "-object",
+                "memory-backend-memfd,id=ram0,size=128M,share=on", "-m", "128M", "-S",
+                "-device", "pcie-pci-bridge,id=" + QemuCommand.SHARE_BUS + ",bus=pcie.0")) {
             // no virtiofsd: the device cannot be added, and its chardev is taken back
             QmpClient.QmpException refused = assertThrows(QmpClient.QmpException.class,
                     () -> qmp.attachShare("fsnobody0000001", dir.resolve("nobody.sock")));
@@ -191,7 +192,23 @@ class QmpClientTest {
             startedVirtiofsd = true;
             assertFalse(Virtiofsd.processes("--socket-path=" + dir + "/").isEmpty(), "virtiofsd runs, found by its socket path");
             qmp.attachShare(tag, Virtiofsd.socket(dir, tag));
-            assertTrue(qmp.execute("query-pci", null).toString().contains("\"qdev_id\":\"" + tag + "\""), "the device is on the bus");
+            // on the share bridge's bus (qemu names a bridge's bus after the bridge's id)
+            assertEquals("/machine/peripheral/" + QemuCommand.SHARE_BUS + "/" + QemuCommand.SHARE_BUS,
+                    qmp.execute("qom-get", QmpClient.args().put("path", "/machine/peripheral/" + tag).put("property", "parent_bus")).asText());
+
+            // the bridge full (its other 31 slots taken by stand-in devices): the next share is refused
+            // with qemu's one line, and its chardev is taken back
+            for (int i = 1; i < 32; i++) {
+                qmp.execute("device_add", QmpClient.args().put("driver", "virtio-rng-pci").put("id", "filler" + i)
+                        .put("bus", QemuCommand.SHARE_BUS));
+            }
+            String full = "fs000000000002";
+            Virtiofsd.start(dir, full, shared, dir.resolve("virtiofsd.log"));
+            QmpClient.QmpException noSlot = assertThrows(QmpClient.QmpException.class,
+                    () -> qmp.attachShare(full, Virtiofsd.socket(dir, full)));
+            assertTrue(noSlot.getMessage().contains("no slot/function available"), noSlot.getMessage());
+            assertFalse(noSlot.getMessage().contains("\n"), noSlot.getMessage());
+            assertFalse(qmp.execute("query-chardev", null).toString().contains(full), "no chardev left");
 
             long t0 = System.nanoTime();
             qmp.detachShare("fsnever00000001", Duration.ofSeconds(20));
@@ -223,7 +240,7 @@ class QmpClientTest {
         VmImage image = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initramfs.cpio"), null, "sha256:x", "init=/init");
         List<String> cmd = QemuCommand.build(image, 2, 256L << 20, Path.of("/run/jrunc-vm/pods/p"), false);
         String line = String.join(" ", cmd);
-        assertTrue(line.contains("-machine pc,accel=tcg,memory-backend=ram0"), line);
+        assertTrue(line.contains("-machine q35,accel=tcg,memory-backend=ram0"), line);
         // shared RAM, for vhost-user-fs: the same size as -m
         assertTrue(line.contains("-object memory-backend-memfd,id=ram0,size=" + QemuCommand.vmMemoryMiB(256L << 20) + "M,share=on"), line);
         assertTrue(line.contains("-smp 2 "), "TCG: the pod's CPUs alone: " + line);
@@ -237,6 +254,7 @@ class QmpClientTest {
         assertTrue(line.contains("virtserialport,bus=vser0.0,chardev=ctl,name=jrunc.agent"), line);
         assertTrue(line.contains("-device virtio-scsi-pci,id=" + QemuCommand.DISK_CONTROLLER), "the containers' disk bus: " + line);
         assertTrue(line.contains("-device virtio-balloon-pci,id=balloon0,free-page-reporting=on"), "freed pages back to the host: " + line);
+        assertTrue(line.contains("-device pcie-pci-bridge,id=" + QemuCommand.SHARE_BUS + ",bus=pcie.0"), "the shares' hot-plug bus: " + line);
         assertTrue(line.contains("-qmp unix:/run/jrunc-vm/pods/p/qmp.sock,server=on,wait=off"), line);
         assertTrue(line.contains("-serial file:/run/jrunc-vm/pods/p/console.log"), line);
         assertTrue(line.contains("-append console=ttyS0 panic=-1 init=/init"), line);
