@@ -151,6 +151,10 @@ podstart_figure() {
 # boots it and waits, untimed; the timed run takes it; `pod pool` then waits for the fill the run
 # started in the background and `pod pool --drain` ends it, untimed, so no VM runs beside the others).
 # Medians and the ratios to the baseline. The order of the three is rotated every round.
+# An entry of POD_IMAGES may be IMAGE@JRUNC_VM: that image booted by another jrunc-vm (a build of another
+# commit), to compare launchers in one run; the baseline takes the first entry's command line.
+img_dir() { echo "${1%%@*}"; }
+img_vm() { case $1 in *@*) echo "${1#*@}" ;; *) echo "$JRUNC_VM" ;; esac; }
 pod_figures() {
   local rounds=${BOOT_ROUNDS:-3} images=${POD_IMAGES:-$IMAGE} r step img i n pod qemu_pid bdir t line a
   local run_images=${POD_RUN_IMAGES:-${POD_IMAGES:-$IMAGE}}
@@ -166,8 +170,8 @@ pod_figures() {
           n=0
           for img in $images; do
             n=$((n + 1)); pod=podfig$r-$n
-            JRUNC_VM_IMAGE=$img jv pod create --name "$pod" >/dev/null
-            JRUNC_VM_IMAGE=$img jv pod start "$pod" >/dev/null
+            JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv pod create --name "$pod" >/dev/null
+            JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv pod start "$pod" >/dev/null
             # the console is written as the guest prints: the line may trail the monitor's first answer
             for i in $(seq 50); do grep -q 'ready for requests' "$ROOT/pods/$pod/console.log" && break; sleep 0.2; done
             line=$(grep -m1 'ready for requests' "$ROOT/pods/$pod/console.log")
@@ -193,8 +197,8 @@ pod_figures() {
           done ;;
         base)
           if [ ${#cmd[@]} = 0 ]; then # the first round's boot comes later: take a pod's command line now
-            JRUNC_VM_IMAGE=${images%% *} jv pod create --name podfig-line >/dev/null
-            JRUNC_VM_IMAGE=${images%% *} jv pod start podfig-line >/dev/null
+            JRUNC_VM_IMAGE=$(img_dir "${images%% *}") JRUNC_VM=$(img_vm "${images%% *}") jv pod create --name podfig-line >/dev/null
+            JRUNC_VM_IMAGE=$(img_dir "${images%% *}") JRUNC_VM=$(img_vm "${images%% *}") jv pod start podfig-line >/dev/null
             qemu_pid=$(jv pod inspect podfig-line | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
             mapfile -d '' cmd < "/proc/$qemu_pid/cmdline"
             pod=podfig-line; jv pod rm -f podfig-line >/dev/null
@@ -221,16 +225,16 @@ pod_figures() {
           for img in $images; do
             n=$((n + 1)); case " $run_images " in *" $img "*) ;; *) continue ;; esac
             t=$(ms)
-            JRUNC_VM_IMAGE=$img jv run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-run-first-$n"; cat >/dev/null; }
+            JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-run-first-$n"; cat >/dev/null; }
             echo $(( $(ms) - t )) >> "$OUT/pod-run-wall-$n"
           done
           img=${images%% *}
-          JRUNC_VM_IMAGE=$img jv --config "$OUT/pool.toml" pod pool >/dev/null
+          JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv --config "$OUT/pool.toml" pod pool >/dev/null
           t=$(ms)
-          JRUNC_VM_IMAGE=$img jv --config "$OUT/pool.toml" run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-pool-first"; cat >/dev/null; }
+          JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv --config "$OUT/pool.toml" run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-pool-first"; cat >/dev/null; }
           echo $(( $(ms) - t )) >> "$OUT/pod-pool-wall"
-          JRUNC_VM_IMAGE=$img jv --config "$OUT/pool.toml" pod pool >/dev/null
-          JRUNC_VM_IMAGE=$img jv --config "$OUT/pool.toml" pod pool --drain >/dev/null ;;
+          JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv --config "$OUT/pool.toml" pod pool >/dev/null
+          JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv --config "$OUT/pool.toml" pod pool --drain >/dev/null ;;
       esac
     done
   done
@@ -252,7 +256,7 @@ pod_figures() {
     run_wall=$(median < "$OUT/pod-run-wall-$n")
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, first output (ms): $(tr '\n' ' ' < "$OUT/pod-run-first-$n")median $(median < "$OUT/pod-run-first-$n")"
     [ -s "$OUT/pod-run-wall-$n" ] && echo "pod: [$img] run --rm BUNDLE echo hi, new anonymous pod, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-run-wall-$n")median $run_wall, ratio to the baseline's wall $(ratio "$run_wall" "$base_wall")"
-    echo "pod: [$img] initrd.cpio $(stat -c %s "$img/initrd.cpio") bytes$([ ! -f "$img/agent-root.img" ] || echo ", agent-root.img $(stat -c %s "$img/agent-root.img") bytes ($(du -k "$img/agent-root.img" | cut -f1) KiB used)")"
+    echo "pod: [$img] initrd.cpio $(stat -c %s "$(img_dir "$img")/initrd.cpio") bytes$([ ! -f "$(img_dir "$img")/agent-root.img" ] || echo ", agent-root.img $(stat -c %s "$(img_dir "$img")/agent-root.img") bytes ($(du -k "$(img_dir "$img")/agent-root.img" | cut -f1) KiB used)")"
   done
   local pool_wall; pool_wall=$(median < "$OUT/pod-pool-wall")
   echo "pod: [${images%% *}] run --rm BUNDLE echo hi, warm pool of 1, first output (ms): $(tr '\n' ' ' < "$OUT/pod-pool-first")median $(median < "$OUT/pod-pool-first")"
