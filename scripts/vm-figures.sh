@@ -155,6 +155,8 @@ podstart_figure() {
 # commit), to compare launchers in one run; the baseline takes the first entry's command line.
 img_dir() { echo "${1%%@*}"; }
 img_vm() { case $1 in *@*) echo "${1#*@}" ;; *) echo "$JRUNC_VM" ;; esac; }
+# jrunc-vm with an entry's image and launcher: jvi ENTRY ARGS...
+jvi() { local img=$1; shift; JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv "$@"; }
 pod_figures() {
   local rounds=${BOOT_ROUNDS:-3} images=${POD_IMAGES:-$IMAGE} r step img i n pod qemu_pid bdir t line a
   local run_images=${POD_RUN_IMAGES:-${POD_IMAGES:-$IMAGE}}
@@ -170,8 +172,8 @@ pod_figures() {
           n=0
           for img in $images; do
             n=$((n + 1)); pod=podfig$r-$n
-            JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv pod create --name "$pod" >/dev/null
-            JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv pod start "$pod" >/dev/null
+            jvi "$img" pod create --name "$pod" >/dev/null
+            jvi "$img" pod start "$pod" >/dev/null
             # the console is written as the guest prints: the line may trail the monitor's first answer
             for i in $(seq 50); do grep -q 'ready for requests' "$ROOT/pods/$pod/console.log" && break; sleep 0.2; done
             line=$(grep -m1 'ready for requests' "$ROOT/pods/$pod/console.log")
@@ -197,8 +199,8 @@ pod_figures() {
           done ;;
         base)
           if [ ${#cmd[@]} = 0 ]; then # the first round's boot comes later: take a pod's command line now
-            JRUNC_VM_IMAGE=$(img_dir "${images%% *}") JRUNC_VM=$(img_vm "${images%% *}") jv pod create --name podfig-line >/dev/null
-            JRUNC_VM_IMAGE=$(img_dir "${images%% *}") JRUNC_VM=$(img_vm "${images%% *}") jv pod start podfig-line >/dev/null
+            jvi "${images%% *}" pod create --name podfig-line >/dev/null
+            jvi "${images%% *}" pod start podfig-line >/dev/null
             qemu_pid=$(jv pod inspect podfig-line | sed -n 's/.*"qemuPid" : \([0-9]*\).*/\1/p')
             mapfile -d '' cmd < "/proc/$qemu_pid/cmdline"
             pod=podfig-line; jv pod rm -f podfig-line >/dev/null
@@ -225,16 +227,16 @@ pod_figures() {
           for img in $images; do
             n=$((n + 1)); case " $run_images " in *" $img "*) ;; *) continue ;; esac
             t=$(ms)
-            JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-run-first-$n"; cat >/dev/null; }
+            jvi "$img" run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-run-first-$n"; cat >/dev/null; }
             echo $(( $(ms) - t )) >> "$OUT/pod-run-wall-$n"
           done
           img=${images%% *}
-          JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv --config "$OUT/pool.toml" pod pool >/dev/null
+          jvi "$img" --config "$OUT/pool.toml" pod pool >/dev/null
           t=$(ms)
-          JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv --config "$OUT/pool.toml" run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-pool-first"; cat >/dev/null; }
+          jvi "$img" --config "$OUT/pool.toml" run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-pool-first"; cat >/dev/null; }
           echo $(( $(ms) - t )) >> "$OUT/pod-pool-wall"
-          JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv --config "$OUT/pool.toml" pod pool >/dev/null
-          JRUNC_VM_IMAGE=$(img_dir "$img") JRUNC_VM=$(img_vm "$img") jv --config "$OUT/pool.toml" pod pool --drain >/dev/null ;;
+          jvi "$img" --config "$OUT/pool.toml" pod pool >/dev/null
+          jvi "$img" --config "$OUT/pool.toml" pod pool --drain >/dev/null ;;
       esac
     done
   done

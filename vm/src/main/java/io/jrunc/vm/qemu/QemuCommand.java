@@ -38,6 +38,8 @@ public final class QemuCommand {
     public static final String MACHINE = "q35";
     /** The PCIe-to-PCI bridge the shared directories' vhost-user-fs devices are hot-plugged into. */
     public static final String SHARE_BUS = "shares";
+    /** The {@code -device} argument that makes the share bridge on q35's root bus. */
+    public static final String SHARE_BRIDGE = "pcie-pci-bridge,id=" + SHARE_BUS + ",bus=pcie.0";
     /** The virtio-serial port's name; the agent finds its /dev/vportNpM by it in /sys/class/virtio-ports. */
     public static final String AGENT_PORT = "jrunc.agent";
 
@@ -157,7 +159,7 @@ public final class QemuCommand {
                 // never inflated: the guest reports the pages it frees (the unpacked initramfs's archive
                 // first, then what its containers free) and qemu gives them back to the host
                 "-device", "virtio-balloon-pci,id=balloon0,free-page-reporting=on",
-                "-device", "pcie-pci-bridge,id=" + SHARE_BUS + ",bus=pcie.0",
+                "-device", SHARE_BRIDGE,
                 "-qmp", "unix:" + podDir.resolve("qmp.sock") + ",server=on,wait=off"));
         cmd.addAll(memory(mib, image.agentRoot()));
         // Under TCG the CPU model the agent's class data and AOT cache were trained in: a cache holding

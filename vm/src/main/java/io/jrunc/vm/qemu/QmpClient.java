@@ -257,8 +257,9 @@ public final class QmpClient implements AutoCloseable {
     /**
      * Hot-plugs a vhost-user-fs device for a virtiofsd listening on {@code socket}: a socket chardev
      * (qemu connects as the client) and the device, both with the id {@code tag}, the guest mounting
-     * it by that tag, on the VM's share bridge ({@link QemuCommand#SHARE_BUS}). qemu negotiates with virtiofsd during device_add, so a virtiofsd that is not
-     * there fails here. The VM's memory must be shared (QemuCommand's memfd backend).
+     * it by that tag, on the VM's share bridge ({@link QemuCommand#SHARE_BUS}). qemu negotiates with
+     * virtiofsd during device_add, so a virtiofsd that is not there fails here. The VM's memory must be
+     * shared (QemuCommand's memfd backend).
      */
     public void attachShare(String tag, Path socket) throws IOException {
         ObjectNode chardev = args().put("id", tag);

@@ -181,7 +181,7 @@ class QmpClientTest {
         String tag = "fs000000000001";
         try (QmpClient qmp = start("-machine", "q35,accel=tcg,memory-backend=ram0", "-object",
                 "memory-backend-memfd,id=ram0,size=128M,share=on", "-m", "128M", "-S",
-                "-device", "pcie-pci-bridge,id=" + QemuCommand.SHARE_BUS + ",bus=pcie.0")) {
+                "-device", QemuCommand.SHARE_BRIDGE)) {
             // no virtiofsd: the device cannot be added, and its chardev is taken back
             QmpClient.QmpException refused = assertThrows(QmpClient.QmpException.class,
                     () -> qmp.attachShare("fsnobody0000001", dir.resolve("nobody.sock")));
