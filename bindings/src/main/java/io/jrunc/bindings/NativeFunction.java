@@ -56,19 +56,34 @@ final class NativeFunction {
     long call(MemorySegment state, Arena arena, Object... args) {
         long[] a = new long[MAX_ARGS];
         for (int i = 0; i < args.length; i++) {
-            a[i] = switch (args[i]) {
-                case null -> 0L;
-                case String s -> arena.allocateFrom(s).address();
-                case MemorySegment m -> m.address();
-                case Long l -> l;
-                case Integer n -> n;
-                case Short s -> s;
-                case Byte b -> b;
-                default -> throw new IllegalArgumentException(name + ": unsupported argument " + args[i].getClass());
-            };
+            a[i] = value(args[i], arena);
         }
         long r = invoke(state, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
         return intResult ? (int) r : r;
+    }
+
+    /**
+     * One argument as a 64-bit value. Tested with instanceof rather than a pattern switch: a switch
+     * over types is linked at its first run by a class spun and verified at run time, which no AOT
+     * cache holds (tens of milliseconds of a cold JVM under emulation, on the first downcall).
+     */
+    private long value(Object arg, Arena arena) {
+        if (arg == null) {
+            return 0L;
+        } else if (arg instanceof String s) {
+            return arena.allocateFrom(s).address();
+        } else if (arg instanceof MemorySegment m) {
+            return m.address();
+        } else if (arg instanceof Long l) {
+            return l;
+        } else if (arg instanceof Integer n) {
+            return n;
+        } else if (arg instanceof Short s) {
+            return s;
+        } else if (arg instanceof Byte b) {
+            return b;
+        }
+        throw new IllegalArgumentException(name + ": unsupported argument " + arg.getClass());
     }
 
     /** The raw call, every argument already a 64-bit value; errno is left in {@code state}. */

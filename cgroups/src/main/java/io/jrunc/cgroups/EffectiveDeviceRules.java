@@ -52,7 +52,38 @@ final class EffectiveDeviceRules {
         }
     }
 
-    private record Device(char type, long major, long minor) {}
+    /**
+     * A device or wildcard, the key of the exceptions while they are worked out. equals and hashCode
+     * are written out because a record's own are linked at their first call by a bootstrap
+     * (ObjectMethods) that builds method handles at run time, which no AOT cache holds: a cold JVM's
+     * first create spun about ten classes for it, tens of milliseconds under emulation.
+     */
+    private record Device(char type, long major, long minor) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Device d && d.type == type && d.major == major && d.minor == minor;
+        }
+
+        @Override
+        public int hashCode() {
+            return (31 * type + Long.hashCode(major)) * 31 + Long.hashCode(minor);
+        }
+    }
+
+    /**
+     * runc's order of the exceptions: by major, then minor, then type. A class rather than
+     * Comparator.comparingLong's chain, whose lambdas a cold JVM spins at run time.
+     */
+    private static final class RuncOrder implements Comparator<Entry> {
+        @Override
+        public int compare(Entry a, Entry b) {
+            int c = Long.compare(a.major(), b.major());
+            if (c == 0) {
+                c = Long.compare(a.minor(), b.minor());
+            }
+            return c != 0 ? c : Character.compare(a.type(), b.type());
+        }
+    }
 
     private final boolean defaultAllow;
     private final List<Entry> exceptions;
@@ -94,7 +125,7 @@ final class EffectiveDeviceRules {
             Device device = new Device(type, number(i, rule, "major", rule.major()), number(i, rule, "minor", rule.minor()));
             int access = access(i, rule);
             if (allow != defaultAllow) {
-                exceptions.merge(device, access, (a, b) -> a | b);
+                exceptions.put(device, exceptions.getOrDefault(device, 0) | access);
                 continue;
             }
             for (Device wildcard : List.of(new Device(type, ANY, device.minor()), new Device(type, device.major(), ANY),
@@ -114,9 +145,11 @@ final class EffectiveDeviceRules {
             }
         }
         List<Entry> list = new ArrayList<>();
-        exceptions.forEach((d, access) -> list.add(new Entry(d.type(), d.major(), d.minor(), access)));
-        list.sort(Comparator.comparingLong(Entry::major).thenComparingLong(Entry::minor)
-                .thenComparing(Entry::type));
+        for (Map.Entry<Device, Integer> e : exceptions.entrySet()) {
+            Device d = e.getKey();
+            list.add(new Entry(d.type(), d.major(), d.minor(), e.getValue()));
+        }
+        list.sort(new RuncOrder());
         return new EffectiveDeviceRules(defaultAllow, List.copyOf(list));
     }
 

@@ -60,16 +60,21 @@ final class KernelModules {
      * {@link #VSOCK} unless {@code vsock}; the names in the order loaded.
      */
     static List<String> loadAll(boolean vsock) throws IOException {
-        return load(name -> !AFTER_READY.contains(name) && !IDLE.contains(name) && (vsock || !VSOCK.contains(name)));
+        return load(null, vsock);
     }
 
     /** Loads the modules of {@code set} ({@link #AFTER_READY}, {@link #IDLE}) after {@link #loadAll}; the names in the order loaded. */
     static List<String> loadOnly(Set<String> set) throws IOException {
-        return load(set::contains);
+        return load(set, false);
     }
 
-    /** Loads the modules of {@link #DIR} that {@code which} accepts, in dependency order. */
-    private static List<String> load(java.util.function.Predicate<String> which) throws IOException {
+    /**
+     * Loads the modules of {@link #DIR} in dependency order: those of {@code only}, or with null all but
+     * the later sets' (and the vsock ones unless {@code vsock}). The choice is a test, not a predicate
+     * passed in: a lambda that the image's cache training never ran is spun at run time, on the boot's
+     * module thread.
+     */
+    private static List<String> load(Set<String> only, boolean vsock) throws IOException {
         Map<String, List<String>> depends = new LinkedHashMap<>();
         if (!Files.isDirectory(DIR)) {
             return List.of();
@@ -86,7 +91,9 @@ final class KernelModules {
         }
         List<String> loaded = new ArrayList<>();
         for (String name : order(depends)) {
-            if (!which.test(name)) {
+            boolean wanted = only != null ? only.contains(name)
+                    : !AFTER_READY.contains(name) && !IDLE.contains(name) && (vsock || !VSOCK.contains(name));
+            if (!wanted) {
                 continue;
             }
             Path ko = DIR.resolve(name + ".ko");

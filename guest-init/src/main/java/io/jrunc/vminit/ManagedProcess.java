@@ -17,7 +17,15 @@ final class ManagedProcess implements ExecEntry {
         this.execId = execId;
         this.pid = pid;
         this.io = io;
-        this.exit = reaper.exitOf(pid).thenApply(ManagedProcess::status);
+        this.exit = reaper.exitOf(pid).thenApply(new ToStatus());
+    }
+
+    /** {@link #status} as a function: a class, not a method reference, which the first Create would spin at run time. */
+    private static final class ToStatus implements java.util.function.Function<Processes.WaitStatus, ExitStatus> {
+        @Override
+        public ExitStatus apply(Processes.WaitStatus w) {
+            return status(w);
+        }
     }
 
     static ExitStatus status(Processes.WaitStatus w) {

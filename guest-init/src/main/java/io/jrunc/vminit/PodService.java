@@ -81,7 +81,9 @@ final class PodService {
             // Written in place (never renamed over), so containers' bind mounts see a repeated Configure.
             StringBuilder resolv = new StringBuilder();
             if (r.hasDns()) {
-                r.getDns().getNameserversList().forEach(n -> resolv.append("nameserver ").append(n).append('\n'));
+                for (String n : r.getDns().getNameserversList()) {
+                    resolv.append("nameserver ").append(n).append('\n');
+                }
                 if (r.getDns().getSearchesCount() > 0) {
                     resolv.append("search ").append(String.join(" ", r.getDns().getSearchesList())).append('\n');
                 }

@@ -33,7 +33,15 @@ final class RootDisks {
 
     /** /dev/NAME of the disk with {@code serial}, waiting up to {@code waitMillis} for it to appear. */
     static Path find(String serial, long waitMillis) throws IOException, InterruptedException {
-        return find(serial, waitMillis, BLOCK, () -> rescan(serial), RESCAN_AFTER_MILLIS);
+        return find(serial, waitMillis, BLOCK, new Rescan(serial), RESCAN_AFTER_MILLIS);
+    }
+
+    /** The rescan for one disk: a class, not a lambda, which the first Create would spin at run time. */
+    private record Rescan(String serial) implements Runnable {
+        @Override
+        public void run() {
+            rescan(serial);
+        }
     }
 
     /**
@@ -135,8 +143,11 @@ final class RootDisks {
             mounts.add(layer);
             Files.createDirectories(layer.resolve("upper"));
             Files.createDirectories(layer.resolve("work"));
-            Mounts.mount("overlay", rootfs.toString(), "overlay", 0, "lowerdir=" + image + ",upperdir="
-                    + layer.resolve("upper") + ",workdir=" + layer.resolve("work"));
+            // a builder, not +: the image's cache training makes no writable root, so this
+            // concatenation's shape would be linked by a class spun in a pod's first Create
+            String options = new StringBuilder("lowerdir=").append(image).append(",upperdir=").append(layer.resolve("upper"))
+                    .append(",workdir=").append(layer.resolve("work")).toString();
+            Mounts.mount("overlay", rootfs.toString(), "overlay", 0, options);
             mounts.add(rootfs);
             return mounts;
         } catch (RuntimeException e) {

@@ -64,7 +64,9 @@ final class RootSwitch {
             for (String line : Files.readAllLines(Path.of("/proc/self/mounts"))) {
                 String[] f = line.split(" ");
                 if (f.length >= 4 && f[1].equals("/")) {
-                    found = f[2] + " " + f[0] + " (" + f[3] + ")";
+                    // a builder, not +: this concatenation's shape is not in the cache's training, and
+                    // its first run (before the ready line) would spin a class for it
+                    found = new StringBuilder(f[2]).append(' ').append(f[0]).append(" (").append(f[3]).append(')').toString();
                 }
             }
             return found;

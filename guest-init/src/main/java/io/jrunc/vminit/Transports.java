@@ -86,7 +86,24 @@ final class Transports {
 
     /** Serves the port for ever on a platform thread of its own. */
     static void servePort(TtrpcServer server, Path port) {
-        Thread.ofPlatform().name("port " + port.getFileName()).daemon(true).start(() -> {
+        Thread.ofPlatform().name("port " + port.getFileName()).daemon(true).start(new PortLoop(server, port));
+    }
+
+    /**
+     * The port's thread: a class, not a lambda, since it is made before the ready line and the image's
+     * cache training never serves a port (a lambda would be spun at run time there).
+     */
+    private static final class PortLoop implements Runnable {
+        private final TtrpcServer server;
+        private final Path port;
+
+        PortLoop(TtrpcServer server, Path port) {
+            this.server = server;
+            this.port = port;
+        }
+
+        @Override
+        public void run() {
             while (true) {
                 // A raw descriptor, not a FileChannel: a FileChannel's reads and writes share one lock, so
                 // a reader blocked on the port would hold every answer back. virtio_console allows one
@@ -103,7 +120,7 @@ final class Transports {
                     return;
                 }
             }
-        });
+        }
     }
 
     /** Listens on AF_VSOCK and serves each connection on a platform thread; returns the listener. */

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 
@@ -86,13 +87,7 @@ public final class VmInit {
         // vsock only where the host can reach the guest that way (a virtio-vsock device) or the kernel's
         // command line asks for the loopback check; a pod's host talks over the virtio-serial port
         boolean vsockWanted = Transports.hasVsockDevice() || kernelParameter(VSOCK_CHECK);
-        FutureTask<Void> modules = new FutureTask<>(() -> {
-            long start = System.nanoTime();
-            List<String> loaded = KernelModules.loadAll(vsockWanted);
-            Console.log("loaded %d kernel modules in %d ms: %s", loaded.size(),
-                    (System.nanoTime() - start) / 1_000_000, String.join(" ", loaded));
-            return null;
-        });
+        FutureTask<Void> modules = new FutureTask<>(new BootModules(vsockWanted));
         Thread.ofPlatform().name("modules").start(modules);
         String controllers = CgroupSetup.setUp();
         Console.log("cgroups: controllers %s enabled down to /%s; agent in /%s", controllers,
@@ -130,15 +125,44 @@ public final class VmInit {
                     Console.uptime(), Transports.PORT_NAME);
         }
         watchdog.ready();
-        Thread.ofPlatform().name("late-modules").start(() -> {
-            loadLateModules();
-            loadBalloonLater();
-        });
+        Thread.ofPlatform().name("late-modules").start(new LateModules());
         // Only when the kernel's command line asks (the boot tests do), and after the ready line: the
         // call costs 0.5-1.4 s of the vCPU under emulation (the client's classes, a virtual-thread
         // reader), which the host's first calls would otherwise share.
         if (vsock && kernelParameter(VSOCK_CHECK)) {
             vsockLoopbackCheck();
+        }
+    }
+
+    /*
+     * The boot's threads run classes of their own, not lambdas: the image's cache training never runs
+     * boot(), so a lambda here would be linked by a class spun at run time, on the way to the ready line.
+     */
+
+    /** The modules of the boot, on a thread of its own beside the main thread's set-up. */
+    private static final class BootModules implements Callable<Void> {
+        private final boolean vsock;
+
+        BootModules(boolean vsock) {
+            this.vsock = vsock;
+        }
+
+        @Override
+        public Void call() throws IOException {
+            long start = System.nanoTime();
+            List<String> loaded = KernelModules.loadAll(vsock);
+            Console.log("loaded %d kernel modules in %d ms: %s", loaded.size(),
+                    (System.nanoTime() - start) / 1_000_000, String.join(" ", loaded));
+            return null;
+        }
+    }
+
+    /** The containers' disk bus after the ready line, then the balloon's driver. */
+    private static final class LateModules implements Runnable {
+        @Override
+        public void run() {
+            loadLateModules();
+            loadBalloonLater();
         }
     }
 

@@ -77,32 +77,38 @@ final class ServerSession implements Runnable {
     }
 
     private void serve() throws IOException {
-        while (true) {
-            boolean goOn = switch (reader.next()) {
-                case Inbound.FrameIn(Frame frame) -> {
-                    onFrame(frame);
-                    yield true;
-                }
-                case Inbound.SyncIn(Sync.Kind kind, byte[] nonce) when kind == Sync.Kind.PREAMBLE -> {
-                    acknowledge(nonce);
-                    yield true;
-                }
-                case Inbound.SyncIn ignored -> lostFraming("a sync acknowledgement, which only a server sends");
-                case Inbound.Oversized(FrameHeader header) -> {
-                    // Answered on its stream (ttRPC's own server does the same), but its data is
-                    // never read: the stream cannot be followed past it.
-                    reply(header.streamId(), epoch, Dispatcher.error(Code.RESOURCE_EXHAUSTED,
-                            "message length " + header.length() + " exceeds the maximum message size of "
-                                    + FrameHeader.MAX_DATA_LENGTH));
-                    yield lostFraming("an oversized frame on stream " + header.streamIdText());
-                }
-                case Inbound.OutOfSync(String reason) -> lostFraming(reason);
-                case Inbound.End end -> false;
-            };
-            if (!goOn) {
-                return;
-            }
+        boolean more = true;
+        while (more) {
+            more = next(reader.next());
         }
+    }
+
+    /**
+     * Acts on one inbound item; whether to go on reading. instanceof patterns, not a pattern switch,
+     * as in the client's reader: a switch on a sealed type is linked at its first run by a class spun
+     * at run time, which no AOT cache holds (the agent's first request paid for it under emulation).
+     */
+    private boolean next(Inbound in) throws IOException {
+        if (in instanceof Inbound.FrameIn(Frame frame)) {
+            onFrame(frame);
+            return true;
+        } else if (in instanceof Inbound.SyncIn(Sync.Kind kind, byte[] nonce)) {
+            if (kind != Sync.Kind.PREAMBLE) {
+                return lostFraming("a sync acknowledgement, which only a server sends");
+            }
+            acknowledge(nonce);
+            return true;
+        } else if (in instanceof Inbound.Oversized(FrameHeader header)) {
+            // Answered on its stream (ttRPC's own server does the same), but its data is never read:
+            // the stream cannot be followed past it.
+            reply(header.streamId(), epoch, Dispatcher.error(Code.RESOURCE_EXHAUSTED,
+                    "message length " + header.length() + " exceeds the maximum message size of "
+                            + FrameHeader.MAX_DATA_LENGTH));
+            return lostFraming("an oversized frame on stream " + header.streamIdText());
+        } else if (in instanceof Inbound.OutOfSync(String reason)) {
+            return lostFraming(reason);
+        }
+        return false; // Inbound.End
     }
 
     /** A connection is closed; a port hunts for the next preamble. Returns whether to go on reading. */
