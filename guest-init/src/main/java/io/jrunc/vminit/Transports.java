@@ -93,15 +93,7 @@ final class Transports {
      * The port's thread: a class, not a lambda, since it is made before the ready line and the image's
      * cache training never serves a port (a lambda would be spun at run time there).
      */
-    private static final class PortLoop implements Runnable {
-        private final TtrpcServer server;
-        private final Path port;
-
-        PortLoop(TtrpcServer server, Path port) {
-            this.server = server;
-            this.port = port;
-        }
-
+    private record PortLoop(TtrpcServer server, Path port) implements Runnable {
         @Override
         public void run() {
             while (true) {

@@ -140,13 +140,7 @@ public final class VmInit {
      */
 
     /** The modules of the boot, on a thread of its own beside the main thread's set-up. */
-    private static final class BootModules implements Callable<Void> {
-        private final boolean vsock;
-
-        BootModules(boolean vsock) {
-            this.vsock = vsock;
-        }
-
+    private record BootModules(boolean vsock) implements Callable<Void> {
         @Override
         public Void call() throws IOException {
             long start = System.nanoTime();
