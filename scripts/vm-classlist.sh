@@ -17,16 +17,8 @@ WORK=$(mktemp -d /tmp/vm-classlist.XXXXXX)
 JV="$PWD/build/bin/jrunc-vm --root $WORK/root"
 cleanup() { $JV pod rm -f classlist >/dev/null 2>&1 || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-[ -f "$IMAGE/agent-root.img" ] && [ -x build/bin/jrunc-vm ] || { echo "vm-classlist: needs build/vm-image and build/bin/jrunc-vm" >&2; exit 2; }
-command -v debugfs >/dev/null || { echo "vm-classlist: needs debugfs (e2fsprogs)" >&2; exit 2; }
-
-mkdir "$WORK/image"
-cp "$IMAGE"/{vmlinuz,initrd.cpio,kernel.cmdline,image.digest,agent-root.img} "$WORK/image/"
-debugfs -R 'cat /jrunc/args' "$WORK/image/agent-root.img" 2>/dev/null \
-  | sed 's|^-jar$|-Xlog:class+load=info:stdout:uptime\n-jar|' > "$WORK/args"
-grep -q 'class+load' "$WORK/args" || { echo "vm-classlist: the image's /jrunc/args has no -jar line" >&2; exit 1; }
-debugfs -w -R 'rm /jrunc/args' "$WORK/image/agent-root.img" >/dev/null 2>&1
-debugfs -w -R "write $WORK/args /jrunc/args" "$WORK/image/agent-root.img" >/dev/null 2>&1
+[ -x build/bin/jrunc-vm ] || { echo "vm-classlist: needs build/bin/jrunc-vm" >&2; exit 2; }
+scripts/vm-image-logging.sh "$IMAGE" "$WORK/image" -Xlog:class+load=info:stdout:uptime
 
 # a writable busybox bundle, as scripts/vm-figures.sh's anonymous run uses: its layer is made too
 scripts/pod-bundle.sh "$WORK/bundle" --writable

@@ -17,17 +17,8 @@ WORK=$(mktemp -d /tmp/vm-spun.XXXXXX)
 JV="$PWD/build/bin/jrunc-vm --root $WORK/root"
 cleanup() { $JV pod rm -f spun >/dev/null 2>&1 || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-[ -f "$IMAGE/agent-root.img" ] && [ -x build/bin/jrunc-vm ] || { echo "vm-spun: needs $IMAGE and build/bin/jrunc-vm" >&2; exit 2; }
-command -v debugfs >/dev/null || { echo "vm-spun: needs debugfs (e2fsprogs)" >&2; exit 2; }
-
-mkdir "$WORK/image"
-cp "$IMAGE"/{vmlinuz,initrd.cpio,kernel.cmdline,agent-root.img} "$WORK/image/"
-debugfs -R 'cat /jrunc/args' "$WORK/image/agent-root.img" 2>/dev/null \
-  | sed 's|^-jar$|-Xlog:class+init=info:stdout:uptime\n-jar|' > "$WORK/args"
-grep -q 'class+init' "$WORK/args" || { echo "vm-spun: the image's /jrunc/args has no -jar line" >&2; exit 1; }
-debugfs -w -R 'rm /jrunc/args' "$WORK/image/agent-root.img" >/dev/null 2>&1
-debugfs -w -R "write $WORK/args /jrunc/args" "$WORK/image/agent-root.img" >/dev/null 2>&1
-(cd "$WORK/image" && sha256sum vmlinuz initrd.cpio agent-root.img kernel.cmdline | sha256sum | cut -d' ' -f1) > "$WORK/image/image.digest"
+[ -x build/bin/jrunc-vm ] || { echo "vm-spun: needs build/bin/jrunc-vm" >&2; exit 2; }
+scripts/vm-image-logging.sh "$IMAGE" "$WORK/image" -Xlog:class+init=info:stdout:uptime
 
 scripts/pod-bundle.sh "$WORK/bundle" --writable
 JRUNC_VM_IMAGE=$WORK/image $JV pod create --name spun >/dev/null

@@ -3,6 +3,7 @@ package io.jrunc.vminit;
 import io.jrunc.agent.api.pb.v1.ExitStatus;
 import io.jrunc.bindings.Processes;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /** A process the agent started and will report on: a container's own (execId "") or an exec. */
 final class ManagedProcess implements ExecEntry {
@@ -21,7 +22,7 @@ final class ManagedProcess implements ExecEntry {
     }
 
     /** {@link #status} as a function: a class, not a method reference, which the first Create would spin at run time. */
-    private static final class ToStatus implements java.util.function.Function<Processes.WaitStatus, ExitStatus> {
+    private static final class ToStatus implements Function<Processes.WaitStatus, ExitStatus> {
         @Override
         public ExitStatus apply(Processes.WaitStatus w) {
             return status(w);
