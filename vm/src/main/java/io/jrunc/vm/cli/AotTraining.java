@@ -10,8 +10,11 @@ import io.jrunc.agent.api.pb.v1.ContainerStatsResponse;
 import io.jrunc.agent.api.pb.v1.CpuStats;
 import io.jrunc.agent.api.pb.v1.ExitStatus;
 import io.jrunc.agent.api.pb.v1.InspectContainerResponse;
+import io.jrunc.agent.api.pb.v1.IoDeviceStats;
 import io.jrunc.agent.api.pb.v1.ListContainersResponse;
+import io.jrunc.agent.api.pb.v1.MemoryEvents;
 import io.jrunc.agent.api.pb.v1.MemoryStats;
+import io.jrunc.agent.api.pb.v1.PidsStats;
 import io.jrunc.agent.api.pb.v1.PodStatsResponse;
 import io.jrunc.agent.api.pb.v1.ReadOutputResponse;
 import io.jrunc.agent.api.pb.v1.WaitResponse;
@@ -49,16 +52,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link Main#run} as the launcher runs them: "read", the calls that ask a running pod's monitor for
  * the guest's figures (stats, pod inspect) on a root with a pod that never booted and a running pod;
  * "run", the calls that make and remove a container in a running pod (run --rm, create, start, rm).
- * No VM boots at build time: the pod's monitor is a stand-in served from this JVM on the pod's
- * monitor.sock, answering the monitor's and the agent's methods as a pod with its containers would,
- * and the pod's recorded "qemu" is this process, so the CLI takes the pod for running. A third,
+ * No VM boots at build time: the pod's monitor is a stand-in, served on the pod's monitor.sock by a
+ * JVM this one starts, answering the monitor's and the agent's methods as a pod with its containers
+ * would, and the pod's recorded "qemu" is a live process, so the CLI takes the pod for running. A third,
  * "files", the calls that read state files only (ls, inspect, pod ls, logs: no monitor answers in
  * it, though the running pod's monitor lock is held, as a live monitor holds it), on a state "prepare-files" wrote
  * in a JVM of its own before, as "prepare-read" writes the state of "read". Not a test:
  * what it asserts is nothing; what matters is which classes the calls load and link. Three caches, not
  * one, because a JVM loads every class of its cache at start: a call that reads files needs fewer than
  * one that asks the monitor, which needs fewer than a run. Usage: AotTraining [read|run|files] WORKDIR
- * (made, then removed), after AotTraining prepare-read|prepare-files WORKDIR for the first and the last.
+ * (made, then removed), after AotTraining prepare-read|prepare-files WORKDIR for the first and the last;
+ * AotTraining serve SOCKET [CONTAINER...] is the stand-in monitor's JVM.
  */
 public final class AotTraining {
     private AotTraining() {
@@ -66,6 +70,10 @@ public final class AotTraining {
 
     public static void main(String[] args) throws Exception {
         String workload = args.length > 1 ? args[0] : "read";
+        if (workload.equals("serve")) {
+            StandInMonitor.serve(Path.of(args[1]), List.of(args).subList(2, args.length));
+            return;
+        }
         Path work = Path.of(args[args.length - 1]).toAbsolutePath();
         Files.createDirectories(work);
         if (workload.startsWith("prepare-")) {
@@ -93,15 +101,12 @@ public final class AotTraining {
      * The calls that ask a running pod's monitor, with a pod that never booted and a running pod with its containers, on the
      * state {@link #prepareReading} wrote in a JVM of its own (so that neither creating code nor the
      * object mapper that writing records takes lands in this cache: a JVM loads every class of its
-     * cache at start). The running pod's monitor is a stand-in served from this JVM.
+     * cache at start). The running pod's monitor is a stand-in served by a JVM of its own.
      */
     private static void trainReading(Path work) throws Exception {
         String root = work.resolve("root").toString();
         StateRoot state = new StateRoot(Path.of(root));
-        try (StandInMonitor monitor = new StandInMonitor(PodMonitor.socket(state, "train"))) {
-            for (String c : new String[] {"c1", "c2"}) {
-                monitor.containers.put(c, ContainerState.CONTAINER_STATE_RUNNING);
-            }
+        try (StandInMonitor.Process monitor = StandInMonitor.start(PodMonitor.socket(state, "train"), "c1", "c2")) {
             for (int i = 0; i < 3; i++) {
                 reads(root);
             }
@@ -193,7 +198,7 @@ public final class AotTraining {
         state.write(running(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train"))));
         String readOnly = bundle(work.resolve("bundle-ro"), true).toString();
         String writable = bundle(work.resolve("bundle-rw"), false).toString();
-        try (StandInMonitor monitor = new StandInMonitor(PodMonitor.socket(state, "train"))) {
+        try (StandInMonitor.Process monitor = StandInMonitor.start(PodMonitor.socket(state, "train"))) {
             for (int i = 0; i < 3; i++) {
                 cli("--root", root, "run", "--rm", "--pod", "train", readOnly, "echo", "hi");
                 cli("--root", root, "run", "--rm", "--pod", "train", "-m", "64m", writable, "true");
@@ -249,25 +254,60 @@ public final class AotTraining {
     /**
      * The pod's monitor as the CLI sees it: the monitor's service and the agent's methods the CLI's
      * calls use, each answered as a running pod would (a container created, then running; its output
-     * at end of file; its process ended with 0).
+     * at end of file; its process ended with 0; its cgroup's figures, every field the guest fills).
+     * It serves from a JVM of its own ({@link #start}), so that none of the server's classes (the
+     * ttRPC server, its virtual threads, the handlers) land in the cache the CLI's calls load at start.
      */
-    private static final class StandInMonitor implements AutoCloseable {
-        private final ServerSocketChannel listener;
-        private final TtrpcServer server;
+    private static final class StandInMonitor {
         private final Map<String, ContainerState> containers = new ConcurrentHashMap<>();
         private final Set<String> stdinClosed = ConcurrentHashMap.newKeySet();
 
-        StandInMonitor(Path socket) throws IOException {
-            listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        /** The stand-in's JVM, this one's java and class path; closing it ends that JVM. */
+        record Process(java.lang.Process process) implements AutoCloseable {
+            @Override
+            public void close() throws InterruptedException {
+                process.destroy();
+                process.waitFor();
+            }
+        }
+
+        /** Starts the stand-in on {@code socket}, {@code running} its running containers, and waits until it serves. */
+        static Process start(Path socket, String... running) throws IOException {
+            List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
+                    AotTraining.class.getName(), "serve", socket.toString()));
+            cmd.addAll(List.of(running));
+            java.lang.Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            String line = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine();
+            if (!"serving".equals(line)) {
+                p.destroy();
+                throw new IOException("the stand-in monitor did not start: " + line);
+            }
+            return new Process(p);
+        }
+
+        /** The stand-in's JVM: serves {@code socket} until its standard input ends (the training JVM's close or end). */
+        static void serve(Path socket, List<String> running) throws IOException {
+            StandInMonitor monitor = new StandInMonitor();
+            for (String c : running) {
+                monitor.containers.put(c, ContainerState.CONTAINER_STATE_RUNNING);
+            }
+            ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             listener.bind(UnixDomainSocketAddress.of(socket));
-            server = new TtrpcServer(dispatcher(), ServerOptions.DEFAULTS);
-            Thread.ofVirtual().start(() -> {
+            TtrpcServer server = new TtrpcServer(monitor.dispatcher(), ServerOptions.DEFAULTS);
+            Thread.ofPlatform().daemon().start(() -> {
                 try {
                     server.serveConnections(listener);
                 } catch (IOException e) {
                     // closed
                 }
             });
+            System.out.println("serving");
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // the training JVM writes nothing: its end, or its close, ends this one
+            }
+            System.exit(0);
         }
 
         private ContainerInfo info(String id) throws RpcException {
@@ -311,8 +351,11 @@ public final class AotTraining {
                     .register(AgentMethods.Containers.INSPECT, (ctx, q) ->
                             InspectContainerResponse.newBuilder().setContainer(info(q.getId())).build())
                     .register(AgentMethods.Containers.STATS, (ctx, q) -> ContainerStatsResponse.newBuilder()
-                            .setMemory(MemoryStats.newBuilder().setCurrent(1 << 20).setLimit(64 << 20))
-                            .setCpu(CpuStats.newBuilder().setUsageUsec(1000)).build())
+                            .setMemory(MemoryStats.newBuilder().setCurrent(1 << 20).setLimit(64 << 20).setSwapCurrent(1)
+                                    .setSwapLimit(32 << 20).setEvents(MemoryEvents.newBuilder().setHigh(1).setMax(1).setOom(1)))
+                            .setCpu(CpuStats.newBuilder().setUsageUsec(1000).setUserUsec(600).setSystemUsec(400))
+                            .setPids(PidsStats.newBuilder().setCurrent(1).setLimit(100))
+                            .addIo(IoDeviceStats.newBuilder().setMajor(8).setMinor(16).setRbytes(4096).setRios(1)).build())
                     .register(AgentMethods.Pod.STATS, (ctx, q) -> PodStatsResponse.newBuilder()
                             .setMemTotalBytes(500L << 20).setMemAvailableBytes(300L << 20).setAgentCgroup("0::/agent").build())
                     .register(AgentMethods.Processes.CLOSE_STDIN, (ctx, q) -> {
@@ -327,10 +370,5 @@ public final class AotTraining {
                     });
         }
 
-        @Override
-        public void close() throws IOException {
-            server.close();
-            listener.close();
-        }
     }
 }
