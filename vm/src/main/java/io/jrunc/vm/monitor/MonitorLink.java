@@ -6,7 +6,6 @@ import io.jrunc.ttrpc.ByteStream;
 import io.jrunc.ttrpc.ClientOptions;
 import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.VmException;
-import io.jrunc.vm.monitor.pb.StatusRequest;
 import io.jrunc.vm.state.StateRoot;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -29,7 +28,7 @@ import java.util.Optional;
  * connection speaks the agent's protocol plus the monitor's service (docs/vm.md). A link made
  * {@link #sharing} keeps each pod's connection once made and hands out leases of it: one CLI command
  * makes several calls (run: add, start, attach, wait, remove), and each new connection costs a socket,
- * a reader thread and the Version and Status round trips (5-12 ms each after the first).
+ * a reader thread and the Version round trip (5-12 ms each after the first).
  */
 public final class MonitorLink implements AutoCloseable {
     /** How a monitor process is started; tests start one in-process instead. */
@@ -117,6 +116,7 @@ public final class MonitorLink implements AutoCloseable {
                 throw new VmException("pod " + pod + ": cannot start its monitor: " + e.getMessage(), e);
             }
         }
+        readyFirstConnection(); // while the monitor starts, not after its socket appears
         long deadline = System.nanoTime() + bootTimeout.toNanos();
         while (System.nanoTime() < deadline) {
             client = tryConnect(pod);
@@ -165,11 +165,42 @@ public final class MonitorLink implements AutoCloseable {
         }
     }
 
+    /** Whether this JVM has readied itself for its first connection ({@link #readyFirstConnection}). */
+    private static final java.util.concurrent.atomic.AtomicBoolean READIED = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Before a JVM's first connection, two pieces of cold start-up side by side: the JDK's Unix socket
+     * set-up on a thread of its own (its selector provider looked up as a service, which opens every
+     * jar of the class path; a SecureRandom for the sockets' temporary names), and protobuf's runtime
+     * on this one (its logger, its version check, the ttRPC and Version messages). Each is some 15 ms
+     * of a CLI call's new JVM, one after the other otherwise.
+     */
+    private static void readyFirstConnection() {
+        if (!READIED.compareAndSet(false, true)) {
+            return;
+        }
+        Thread socketSetUp = Thread.ofPlatform().name("socket-set-up").start(() -> {
+            try {
+                SocketChannel.open(StandardProtocolFamily.UNIX).close();
+            } catch (IOException e) {
+                // the connection's own open says
+            }
+        });
+        io.jrunc.ttrpc.pb.Request.getDefaultInstance();
+        io.jrunc.agent.api.pb.GetVersionResponse.getDefaultInstance();
+        try {
+            socketSetUp.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private AgentClient connectNow(String pod) throws VmException {
         Path socket = PodMonitor.socket(root, pod);
         if (!Files.exists(socket)) {
             return null;
         }
+        readyFirstConnection();
         SocketChannel channel;
         try {
             channel = SocketChannel.open(StandardProtocolFamily.UNIX);
@@ -178,9 +209,9 @@ public final class MonitorLink implements AutoCloseable {
             return null;
         }
         try {
-            AgentClient client = AgentClient.connect(ByteStream.of(channel), CLIENT_OPTIONS);
-            client.call(MonitorMethods.STATUS, StatusRequest.getDefaultInstance(), Duration.ofSeconds(30));
-            return client;
+            // the connect's Version call is answered by the monitor itself: that round trip is the proof
+            // that it serves, and a call that wants qemu's own status asks for it (Status: a QMP query)
+            return AgentClient.connect(ByteStream.of(channel), CLIENT_OPTIONS);
         } catch (RpcException e) {
             throw new VmException("pod " + pod + ": its monitor does not answer: " + e.getMessage(), e);
         } catch (IncompatibleAgentException e) {
