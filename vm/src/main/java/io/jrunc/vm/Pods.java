@@ -515,7 +515,11 @@ public final class Pods {
     }
 
     public String state(PodRecord pod) {
-        if (running(pod)) {
+        return state(pod, running(pod));
+    }
+
+    private static String state(PodRecord pod, boolean running) {
+        if (running) {
             return "running";
         }
         return pod.vm().everBooted() ? "stopped" : "created";
@@ -524,14 +528,16 @@ public final class Pods {
     public ObjectNode inspect(String name) throws VmException {
         PodRecord pod = require(name);
         ObjectNode out = io.jrunc.vm.state.RecordTrees.of(pod);
-        out.put("state", state(pod));
+        // one look at qemu for the whole answer (each reads its /proc entries and its owner's passwd line)
+        boolean running = running(pod);
+        out.put("state", state(pod, running));
         long swapBytes = pod.config().swapBytes();
         out.put("memory", Sizes.format(pod.config().memoryBytes()));
         out.put("vmMemoryMiB", QemuCommand.vmMemoryMiB(pod.config().memoryBytes()));
         Kvm.Verdict kvm = Kvm.verdict(root.path());
         out.put("accelerator", kvm.accelerator());
         out.put("vmCpus", QemuCommand.vmCpus(pod.config().cpus(), kvm.kvm()));
-        if (swapBytes > 0 && !running(pod)) {
+        if (swapBytes > 0 && !running) {
             out.putObject("swap").put("size", Sizes.format(swapBytes)).put("sizeBytes", swapBytes);
         }
         String installed;
@@ -548,7 +554,7 @@ public final class Pods {
         if (newer) {
             out.put("note", "the installed VM image (" + installed + ") is newer than the one this pod booted; restart the pod to use it");
         }
-        if (running(pod)) {
+        if (running) {
             try (AgentClient monitor = link.connect(name)) {
                 StatusResponse s = monitor.call(MonitorMethods.STATUS, StatusRequest.getDefaultInstance(), Duration.ofSeconds(30));
                 out.put("vmStatus", s.getVmStatus());

@@ -124,7 +124,7 @@ public record PodRecord(String name, boolean anonymous, long createdAt, @JsonUnw
         public static final class OmitNone {
             @Override
             public boolean equals(Object value) {
-                return value == null || NONE.equals(value);
+                return value == null || value instanceof Network n && n.isNone();
             }
 
             @Override
@@ -141,6 +141,17 @@ public record PodRecord(String name, boolean anonymous, long createdAt, @JsonUnw
             mac = mac == null ? "" : mac;
             addresses = addresses == null ? List.of() : List.copyOf(addresses);
             gateway = gateway == null ? "" : gateway;
+        }
+
+        /**
+         * Equal to {@link #NONE}, written out: a record's own equals is linked at its first call by
+         * method handles that no AOT cache holds (ObjectMethods), some ms of a CLI call that prints a pod.
+         * Not a property of the record's JSON.
+         */
+        @com.fasterxml.jackson.annotation.JsonIgnore
+        public boolean isNone() {
+            return mode.equals("none") && publish.isEmpty() && dnsSearch.isEmpty() && dnsOptions.isEmpty() && mac.isEmpty()
+                    && addresses.isEmpty() && gateway.isEmpty() && mtu == 0;
         }
 
         public Network withInterface(String hwAddress, List<String> cidrs, String gw, int mtuBytes) {

@@ -43,7 +43,7 @@ public final class RecordTrees {
         }
         o.put("kernel", c.kernel()).put("initrd", c.initrd()).put("swapBytes", c.swapBytes());
         PodRecord.Network n = c.network();
-        if (!PodRecord.Network.NONE.equals(n)) {
+        if (!n.isNone()) {
             ObjectNode net = o.putObject("network").put("mode", n.mode());
             strings(net.putArray("publish"), n.publish());
             strings(net.putArray("dnsSearch"), n.dnsSearch());
