@@ -4,112 +4,86 @@ import io.jrunc.agent.api.pb.v1.*;
 import io.jrunc.ttrpc.Code;
 import io.jrunc.ttrpc.RpcException;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.List;
 
-/** A container's cgroup v2 files, read when asked: memory, memory.events, cpu.stat, pids, io.stat. */
+/** A container's cgroup v2 files, read when asked ({@link KernelFiles}): memory, memory.events, cpu.stat, pids, io.stat. */
 final class CgroupStatsReader {
     private CgroupStatsReader() {}
 
     static ContainerStatsResponse read(String id) throws RpcException {
-        Path dir = CgroupSetup.ROOT.resolve(CgroupSetup.pathOf(id).substring(1));
+        String dir = CgroupSetup.ROOT.resolve(CgroupSetup.pathOf(id).substring(1)).toString();
         try {
-            MemoryStats.Builder memory = MemoryStats.newBuilder().setCurrent(number(dir, "memory.current"));
-            Long swap = optional(dir, "memory.swap.current");
+            String current = KernelFiles.read(dir, "memory.current");
+            if (current == null) {
+                throw new RpcException(Code.NOT_FOUND, "container " + id + " has no cgroup (" + dir + "/memory.current)");
+            }
+            MemoryStats.Builder memory = MemoryStats.newBuilder().setCurrent(Long.parseLong(current.trim()));
+            Long swap = KernelFiles.number(dir, "memory.swap.current");
             if (swap != null) {
                 memory.setSwapCurrent(swap);
             }
-            Long limit = optional(dir, "memory.max");
+            Long limit = KernelFiles.number(dir, "memory.max");
             if (limit != null) {
                 memory.setLimit(limit);
             }
-            Long swapLimit = optional(dir, "memory.swap.max");
+            Long swapLimit = KernelFiles.number(dir, "memory.swap.max");
             if (swapLimit != null) {
                 memory.setSwapLimit(swapLimit);
             }
-            Map<String, Long> ev = keyed(dir, "memory.events");
-            memory.setEvents(MemoryEvents.newBuilder().setLow(ev.getOrDefault("low", 0L))
-                    .setHigh(ev.getOrDefault("high", 0L)).setMax(ev.getOrDefault("max", 0L))
-                    .setOom(ev.getOrDefault("oom", 0L)).setOomKill(ev.getOrDefault("oom_kill", 0L))
-                    .setOomGroupKill(ev.getOrDefault("oom_group_kill", 0L)));
-            Map<String, Long> cpu = keyed(dir, "cpu.stat");
-            CpuStats.Builder c = CpuStats.newBuilder().setUsageUsec(cpu.getOrDefault("usage_usec", 0L))
-                    .setUserUsec(cpu.getOrDefault("user_usec", 0L)).setSystemUsec(cpu.getOrDefault("system_usec", 0L))
-                    .setNrPeriods(cpu.getOrDefault("nr_periods", 0L))
-                    .setNrThrottled(cpu.getOrDefault("nr_throttled", 0L))
-                    .setThrottledUsec(cpu.getOrDefault("throttled_usec", 0L));
+            String ev = orEmpty(KernelFiles.read(dir, "memory.events"));
+            memory.setEvents(MemoryEvents.newBuilder().setLow(KernelFiles.field(ev, "low"))
+                    .setHigh(KernelFiles.field(ev, "high")).setMax(KernelFiles.field(ev, "max"))
+                    .setOom(KernelFiles.field(ev, "oom")).setOomKill(KernelFiles.field(ev, "oom_kill"))
+                    .setOomGroupKill(KernelFiles.field(ev, "oom_group_kill")));
+            String cpu = orEmpty(KernelFiles.read(dir, "cpu.stat"));
+            CpuStats.Builder c = CpuStats.newBuilder().setUsageUsec(KernelFiles.field(cpu, "usage_usec"))
+                    .setUserUsec(KernelFiles.field(cpu, "user_usec")).setSystemUsec(KernelFiles.field(cpu, "system_usec"))
+                    .setNrPeriods(KernelFiles.field(cpu, "nr_periods"))
+                    .setNrThrottled(KernelFiles.field(cpu, "nr_throttled"))
+                    .setThrottledUsec(KernelFiles.field(cpu, "throttled_usec"));
             PidsStats.Builder pids = PidsStats.newBuilder();
-            Long pidsCurrent = optional(dir, "pids.current");
+            Long pidsCurrent = KernelFiles.number(dir, "pids.current");
             pids.setCurrent(pidsCurrent == null ? 0 : pidsCurrent);
-            Long pidsMax = optional(dir, "pids.max");
+            Long pidsMax = KernelFiles.number(dir, "pids.max");
             if (pidsMax != null) {
                 pids.setLimit(pidsMax);
             }
             ContainerStatsResponse.Builder b = ContainerStatsResponse.newBuilder().setMemory(memory).setCpu(c)
                     .setPids(pids);
-            Path io = dir.resolve("io.stat");
-            if (Files.exists(io)) {
-                for (String line : Files.readAllLines(io)) {
-                    String[] f = line.trim().split(" ");
-                    if (f.length < 2 || !f[0].contains(":")) {
+            for (String line : KernelFiles.lines(orEmpty(KernelFiles.read(dir, "io.stat")))) {
+                List<String> f = KernelFiles.words(line);
+                int colon = f.isEmpty() ? -1 : f.get(0).indexOf(':');
+                if (f.size() < 2 || colon < 0) {
+                    continue;
+                }
+                IoDeviceStats.Builder d = IoDeviceStats.newBuilder().setMajor(Integer.parseInt(f.get(0).substring(0, colon)))
+                        .setMinor(Integer.parseInt(f.get(0).substring(colon + 1)));
+                for (int i = 1; i < f.size(); i++) {
+                    String kv = f.get(i);
+                    int eq = kv.indexOf('=');
+                    if (eq < 0) {
                         continue;
                     }
-                    String[] dev = f[0].split(":");
-                    IoDeviceStats.Builder d = IoDeviceStats.newBuilder().setMajor(Integer.parseInt(dev[0]))
-                            .setMinor(Integer.parseInt(dev[1]));
-                    for (int i = 1; i < f.length; i++) {
-                        String[] kv = f[i].split("=");
-                        long v = Long.parseLong(kv[1]);
-                        switch (kv[0]) {
-                            case "rbytes" -> d.setRbytes(v);
-                            case "wbytes" -> d.setWbytes(v);
-                            case "rios" -> d.setRios(v);
-                            case "wios" -> d.setWios(v);
-                            case "dbytes" -> d.setDbytes(v);
-                            case "dios" -> d.setDios(v);
-                            default -> { }
-                        }
+                    long v = Long.parseLong(kv.substring(eq + 1));
+                    switch (kv.substring(0, eq)) {
+                        case "rbytes" -> d.setRbytes(v);
+                        case "wbytes" -> d.setWbytes(v);
+                        case "rios" -> d.setRios(v);
+                        case "wios" -> d.setWios(v);
+                        case "dbytes" -> d.setDbytes(v);
+                        case "dios" -> d.setDios(v);
+                        default -> { }
                     }
-                    b.addIo(d);
                 }
+                b.addIo(d);
             }
             return b.build();
-        } catch (NoSuchFileException e) {
-            throw new RpcException(Code.NOT_FOUND, "container " + id + " has no cgroup (" + e.getFile() + ")");
         } catch (IOException | RuntimeException e) {
             throw new RpcException(Code.INTERNAL, "reading the cgroup of " + id + ": " + e);
         }
     }
 
-    private static long number(Path dir, String file) throws IOException {
-        return Long.parseLong(Files.readString(dir.resolve(file)).trim());
-    }
-
-    /** null when the file is absent or reads "max". */
-    private static Long optional(Path dir, String file) throws IOException {
-        Path p = dir.resolve(file);
-        if (!Files.exists(p)) {
-            return null;
-        }
-        String v = Files.readString(p).trim();
-        return v.equals("max") ? null : Long.parseLong(v);
-    }
-
-    private static Map<String, Long> keyed(Path dir, String file) throws IOException {
-        Map<String, Long> map = new HashMap<>();
-        Path p = dir.resolve(file);
-        if (!Files.exists(p)) {
-            return map;
-        }
-        for (String line : Files.readAllLines(p)) {
-            String[] kv = line.trim().split(" ");
-            if (kv.length == 2) {
-                map.put(kv[0], Long.parseLong(kv[1]));
-            }
-        }
-        return map;
+    private static String orEmpty(String text) {
+        return text == null ? "" : text;
     }
 }

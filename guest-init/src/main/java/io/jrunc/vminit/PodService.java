@@ -109,19 +109,17 @@ final class PodService {
 
     private static PodStatsResponse stats(String swapSerial) throws RpcException {
         try {
-            PodStatsResponse.Builder b = PodStatsResponse.newBuilder();
-            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                String[] f = line.split("\\s+");
-                long bytes = Long.parseLong(f[1]) * 1024;
-                switch (f[0]) {
-                    case "MemTotal:" -> b.setMemTotalBytes(bytes);
-                    case "MemAvailable:" -> b.setMemAvailableBytes(bytes);
-                    case "SwapTotal:" -> b.setSwapTotalBytes(bytes);
-                    case "SwapFree:" -> b.setSwapFreeBytes(bytes);
-                    default -> { }
-                }
+            String meminfo = KernelFiles.read("/proc/meminfo");
+            if (meminfo == null) {
+                throw new IOException("no /proc/meminfo");
             }
-            b.setAgentCgroup(Files.readString(Path.of("/proc/self/cgroup")).trim());
+            PodStatsResponse.Builder b = PodStatsResponse.newBuilder()
+                    .setMemTotalBytes(KernelFiles.field(meminfo, "MemTotal:") * 1024)
+                    .setMemAvailableBytes(KernelFiles.field(meminfo, "MemAvailable:") * 1024)
+                    .setSwapTotalBytes(KernelFiles.field(meminfo, "SwapTotal:") * 1024)
+                    .setSwapFreeBytes(KernelFiles.field(meminfo, "SwapFree:") * 1024);
+            String cgroup = KernelFiles.read("/proc/self/cgroup");
+            b.setAgentCgroup(cgroup == null ? "" : cgroup.trim());
             for (io.jrunc.agent.api.pb.v1.SwapArea area : swaps()) {
                 b.addSwaps(swapSerial != null && isDisk(area.getDevice(), swapSerial)
                         ? area.toBuilder().setSerial(swapSerial).build() : area);
@@ -134,13 +132,14 @@ final class PodService {
 
     /** /proc/swaps, sizes in bytes (the file counts KiB). */
     static List<io.jrunc.agent.api.pb.v1.SwapArea> swaps() throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("/proc/swaps"));
+        String text = KernelFiles.read("/proc/swaps");
+        String[] lines = KernelFiles.lines(text == null ? "" : text);
         List<io.jrunc.agent.api.pb.v1.SwapArea> areas = new java.util.ArrayList<>();
-        for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
-            String[] f = line.trim().split("\\s+");
-            areas.add(io.jrunc.agent.api.pb.v1.SwapArea.newBuilder().setDevice(f[0])
-                    .setSizeBytes(Long.parseLong(f[2]) * 1024).setUsedBytes(Long.parseLong(f[3]) * 1024)
-                    .setPriority(Integer.parseInt(f[4])).build());
+        for (int i = 1; i < lines.length; i++) { // the first line is the header
+            List<String> f = KernelFiles.words(lines[i]);
+            areas.add(io.jrunc.agent.api.pb.v1.SwapArea.newBuilder().setDevice(f.get(0))
+                    .setSizeBytes(Long.parseLong(f.get(2)) * 1024).setUsedBytes(Long.parseLong(f.get(3)) * 1024)
+                    .setPriority(Integer.parseInt(f.get(4))).build());
         }
         return areas;
     }
@@ -156,8 +155,8 @@ final class PodService {
             return false;
         }
         try {
-            Path file = Path.of("/sys/block", name.toString(), "serial");
-            return Files.exists(file) && Files.readString(file).trim().equals(serial);
+            String text = KernelFiles.read("/sys/block/".concat(name.toString()).concat("/serial"));
+            return text != null && text.trim().equals(serial);
         } catch (IOException e) {
             return false;
         }
