@@ -14,22 +14,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 IMAGE=$PWD/build/vm-image LIST=guest-init/src/main/resources/io/jrunc/vminit/jdk-classes.txt
 WORK=$(mktemp -d /tmp/vm-classlist.XXXXXX)
-JV="$PWD/build/bin/jrunc-vm --root $WORK/root"
-cleanup() { $JV pod rm -f classlist >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-[ -x build/bin/jrunc-vm ] || { echo "vm-classlist: needs build/bin/jrunc-vm" >&2; exit 2; }
-scripts/vm-image-logging.sh "$IMAGE" "$WORK/image" -Xlog:class+load=info:stdout:uptime
-
-# a writable busybox bundle, as scripts/vm-figures.sh's anonymous run uses: its layer is made too
-scripts/pod-bundle.sh "$WORK/bundle" --writable
-JRUNC_VM_IMAGE=$WORK/image $JV pod create --name classlist >/dev/null
-JRUNC_VM_IMAGE=$WORK/image $JV run --rm --pod classlist "$WORK/bundle" echo classlist >/dev/null
-console=$WORK/root/pods/classlist/console.log
+trap 'rm -rf "$WORK"' EXIT
+console=$WORK/console.log
+scripts/vm-logged-run.sh "$IMAGE" -Xlog:class+load=info:stdout:uptime "$console"
 grep -aq 'source: shared objects file' "$console" \
   || { echo "vm-classlist: no class loading logged in $console (the agent's JVM did not use its cache?)" >&2; exit 1; }
 before=$(grep -vc '^#' "$LIST" || true)
 { sed -n '1,3p' "$LIST"
   { grep -v '^#' "$LIST" || true
-    grep -a 'source: jrt:/' "$console" | sed 's/^\[[^]]*\] *//' | awk '{print $1}'; } | LC_ALL=C sort -u; } > "$WORK/list"
+    # a class name only: the agent's own console lines may land in the middle of the JVM's
+    grep -a 'source: jrt:/' "$console" | sed 's/^\[[^]]*\] *//' | awk '{print $1}' \
+      | grep -E '^[a-z][a-z0-9_]*(\.[A-Za-z0-9_$]+)+$' || true; } | LC_ALL=C sort -u; } > "$WORK/list"
 mv "$WORK/list" "$LIST"
 echo "vm-classlist: $(grep -vc '^#' "$LIST") classes in $LIST ($before before)"

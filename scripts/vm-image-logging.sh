@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Copies a built pod image into DIR with one more JVM option for the agent: OPTION goes into the copy's
 # /jrunc/args just before -jar (an -Xlog selection whose output, on stdout, lands in the pod's
-# console.log), and the copy gets its own image.digest. scripts/vm-classlist.sh and scripts/vm-spun.sh
-# boot such copies; the image itself is left as it is.
+# console.log), and the copy gets its own image.digest. scripts/vm-logged-run.sh boots such a copy and
+# runs a container in it; the image itself is left as it is.
 #
 #   scripts/vm-image-logging.sh IMAGE DIR OPTION     (needs debugfs, from e2fsprogs)
 set -euo pipefail

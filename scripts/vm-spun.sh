@@ -14,16 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 IMAGE=${1:-$PWD/build/vm-image}
 WORK=$(mktemp -d /tmp/vm-spun.XXXXXX)
-JV="$PWD/build/bin/jrunc-vm --root $WORK/root"
-cleanup() { $JV pod rm -f spun >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-[ -x build/bin/jrunc-vm ] || { echo "vm-spun: needs build/bin/jrunc-vm" >&2; exit 2; }
-scripts/vm-image-logging.sh "$IMAGE" "$WORK/image" -Xlog:class+init=info:stdout:uptime
-
-scripts/pod-bundle.sh "$WORK/bundle" --writable
-JRUNC_VM_IMAGE=$WORK/image $JV pod create --name spun >/dev/null
-JRUNC_VM_IMAGE=$WORK/image $JV run --rm --pod spun "$WORK/bundle" echo spun >/dev/null
-console=$WORK/root/pods/spun/console.log
+trap 'rm -rf "$WORK"' EXIT
+console=$WORK/console.log
+scripts/vm-logged-run.sh "$IMAGE" -Xlog:class+init=info:stdout:uptime "$console"
 ready=$(grep -an 'ready for requests' "$console" | head -1 | cut -d: -f1)
 created=$(grep -an 'created: pid' "$console" | head -1 | cut -d: -f1)
 [ -n "$ready" ] && [ -n "$created" ] && grep -aq "Initializing '" "$console" \
