@@ -35,6 +35,9 @@ class VmLauncherCachesTest {
         assertEquals("files", cache(root, "logs", "c1"));
         assertEquals("run", cache(root, "run", "--rm", "/nonexistent"));
         assertEquals("none", cache(root, "pod", "create", "--name", "bad/name"));
+        assertEquals("run", cache(root, "pod", "start", "p1"));
+        assertEquals("run", cache(root, "pod", "rm", "-f", "p1"));
+        assertEquals("none", cache(root, "pod", "stop", "p1"));
         // a pod whose monitor does not run: still files only
         Path pod = Files.createDirectories(root.resolve("pods").resolve("p1"));
         assertEquals("files", cache(root, "ls"));

@@ -10,8 +10,8 @@ import java.util.concurrent.Callable;
 
 /**
  * The read-only calls (`ls`, `pod ls`, `inspect`, `pod inspect`, `logs`, `stats`), the ones that make
- * and remove containers (`run`, `create`, `start`, `rm`) in their plain forms, and the pod monitor's own
- * `monitor POD`, parsed here without picocli: building picocli's model costs a cold JVM 100 ms or more
+ * and remove containers (`run`, `create`, `start`, `rm`) and start and remove pods (`pod start`, `pod
+ * rm`) in their plain forms, and the pod monitor's own `monitor POD`, parsed here without picocli: building picocli's model costs a cold JVM 100 ms or more
  * (annotation proxies, reflection on every option's field, regular expressions), several times the
  * whole of a read-only call, a tenth of a second container's `run --rm`, and time a new pod's monitor
  * would spend before it starts qemu. Each runs the same command class picocli would run, with the same
@@ -92,6 +92,27 @@ final class DirectCalls {
                     inspect.pod = pod;
                     inspect.name = podRest.getFirst();
                     return inspect;
+                }
+                case "start" -> {
+                    if (!oneName(podRest)) {
+                        return null;
+                    }
+                    PodCommand.Start start = new PodCommand.Start();
+                    start.pod = pod;
+                    start.name = podRest.getFirst();
+                    return start;
+                }
+                case "rm" -> {
+                    boolean force = !podRest.isEmpty() && (podRest.getFirst().equals("-f") || podRest.getFirst().equals("--force"));
+                    List<String> names = force ? podRest.subList(1, podRest.size()) : podRest;
+                    if (!oneName(names)) {
+                        return null;
+                    }
+                    PodCommand.Rm rm = new PodCommand.Rm();
+                    rm.pod = pod;
+                    rm.force = force;
+                    rm.name = names.getFirst();
+                    return rm;
                 }
                 default -> {
                     return null;

@@ -25,6 +25,7 @@ class DirectCallsTest {
     @ValueSource(strings = {
             "ls", "ps", "list --format json", "ls --format=table", "--root /tmp/r ls", "--root=/tmp/r --boot-timeout 30 ls",
             "--config /etc/x.toml inspect c1", "logs c1", "stats c1", "pod ls", "pod list --format json", "pod inspect p1",
+            "pod start p1", "pod rm p1", "pod rm -f p1", "pod rm --force p1", "--root /tmp/r pod rm -f p1",
             "start c1", "rm c1", "rm -f c1", "rm --force c1",
             "run B", "run --rm B", "run --rm --pod p1 B true", "run --rm --pod=p1 /tmp/b sh -c exit_3",
             "run --name n1 -m 64m --cpus 0.5 --swap 32m B", "run --memory=1g --cpus=2 --layer-size 2g B",
@@ -54,7 +55,9 @@ class DirectCallsTest {
             "", "--help", "run", "run --help", "run -h B", "run -it B", "run -m64m B", "run --pod B", "run --pod", "run --pod= B",
             "run --pod -x B", "run --pod p --pod q B", "run --rm --rm B", "run --rm=true B", "run --cpus lots B", "run -- B",
             "run --unknown B", "run _", "create --rm B", "start", "start c1 c2", "start -x", "rm", "rm -f", "rm -f -f c1",
-            "rm c1 c2", "rm --force=true c1", "stop c1", "exec c1 ls", "pod create p", "--root", "--root a --root b ls",
+            "rm c1 c2", "rm --force=true c1", "stop c1", "exec c1 ls", "pod create p",
+            "pod start", "pod start p1 p2", "pod start -x", "pod rm", "pod rm -f", "pod rm -t 3 p1", "pod rm -f -t 3 p1",
+            "pod rm p1 p2", "pod rm -f -f p1", "pod stop p1", "--root", "--root a --root b ls",
             "--boot-timeout x ls", "ls --format", "inspect", "inspect -x", "monitor", "monitor p1 p2", "monitor -x"})
     void leavesTheRestToPicocli(String line) {
         assertNull(DirectCalls.command(args(line), new Main()), line);
