@@ -85,34 +85,16 @@ final class DirectCalls {
                     return ls.format == null && !podRest.isEmpty() ? null : ls;
                 }
                 case "inspect" -> {
-                    if (!oneName(podRest)) {
-                        return null;
-                    }
-                    PodCommand.Inspect inspect = new PodCommand.Inspect();
-                    inspect.pod = pod;
-                    inspect.name = podRest.getFirst();
-                    return inspect;
+                    return podNamed(new PodCommand.Inspect(), pod, podRest);
                 }
                 case "start" -> {
-                    if (!oneName(podRest)) {
-                        return null;
-                    }
-                    PodCommand.Start start = new PodCommand.Start();
-                    start.pod = pod;
-                    start.name = podRest.getFirst();
-                    return start;
+                    return podNamed(new PodCommand.Start(), pod, podRest);
                 }
                 case "rm" -> {
                     boolean force = !podRest.isEmpty() && (podRest.getFirst().equals("-f") || podRest.getFirst().equals("--force"));
-                    List<String> names = force ? podRest.subList(1, podRest.size()) : podRest;
-                    if (!oneName(names)) {
-                        return null;
-                    }
                     PodCommand.Rm rm = new PodCommand.Rm();
-                    rm.pod = pod;
                     rm.force = force;
-                    rm.name = names.getFirst();
-                    return rm;
+                    return podNamed(rm, pod, force ? podRest.subList(1, podRest.size()) : podRest);
                 }
                 default -> {
                     return null;
@@ -158,6 +140,16 @@ final class DirectCalls {
             return null;
         }
         verb.main = main;
+        verb.name = rest.getFirst();
+        return verb;
+    }
+
+    /** The verb on the one pod {@code rest} names, or null when it is not one name. */
+    private static Callable<Integer> podNamed(PodCommand.Named verb, PodCommand pod, List<String> rest) {
+        if (!oneName(rest)) {
+            return null;
+        }
+        verb.pod = pod;
         verb.name = rest.getFirst();
         return verb;
     }

@@ -45,6 +45,12 @@ final class PodCommand implements Runnable {
         }
     }
 
+    /** A verb on one pod, named by its one positional. */
+    abstract static class Named extends Verb {
+        @Parameters(paramLabel = "NAME")
+        String name;
+    }
+
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a pod; prints its name. Its VM starts with `pod start` or its first container.")
     static final class Create extends Verb {
         @Option(names = "--name", description = "the pod's name (default: generated)")
@@ -91,10 +97,7 @@ final class PodCommand implements Runnable {
 
     @Command(name = "start", mixinStandardHelpOptions = true,
             description = "Boot the pod's VM (and its monitor) and start the containers it kept from an earlier boot.")
-    static final class Start extends Verb {
-        @Parameters(paramLabel = "NAME")
-        String name;
-
+    static final class Start extends Named {
         @Override
         public Integer call() throws VmException {
             pods().startWithContainers(name);
@@ -104,11 +107,9 @@ final class PodCommand implements Runnable {
     }
 
     @Command(name = "stop", mixinStandardHelpOptions = true, description = "Power the pod's VM off (containers get SIGTERM, then SIGKILL after the grace time; -t 0: the VM ends at once). Its state stays.")
-    static final class Stop extends Verb {
+    static final class Stop extends Named {
         @Option(names = {"-t", "--time"}, description = "seconds between SIGTERM and SIGKILL (default ${DEFAULT-VALUE}); 0 ends the VM at once", defaultValue = "10")
         int time;
-        @Parameters(paramLabel = "NAME")
-        String name;
 
         @Override
         public Integer call() throws VmException {
@@ -120,13 +121,11 @@ final class PodCommand implements Runnable {
 
     @Command(name = "rm", mixinStandardHelpOptions = true,
             description = "Remove a pod; -f takes its containers and ends its VM at once, or after -t seconds of grace for them.")
-    static final class Rm extends Verb {
+    static final class Rm extends Named {
         @Option(names = {"-f", "--force"}, description = "remove its containers too, and end its VM without waiting (unless -t)")
         boolean force;
         @Option(names = {"-t", "--time"}, description = "seconds between SIGTERM and SIGKILL for its containers (default: 0 with -f, else 10)")
         Integer time;
-        @Parameters(paramLabel = "NAME")
-        String name;
 
         @Override
         public Integer call() throws VmException {
@@ -144,10 +143,7 @@ final class PodCommand implements Runnable {
     }
 
     @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Show a pod as JSON, with the image digest it booted.")
-    static final class Inspect extends Verb {
-        @Parameters(paramLabel = "NAME")
-        String name;
-
+    static final class Inspect extends Named {
         @Override
         public Integer call() throws Exception {
             Main.Output.out.println(PrettyJson.of(pods().inspect(name)));
