@@ -106,7 +106,7 @@ public final class AotTraining {
     private static void trainReading(Path work) throws Exception {
         String root = work.resolve("root").toString();
         StateRoot state = new StateRoot(Path.of(root));
-        try (StandInMonitor.Process monitor = StandInMonitor.start(PodMonitor.socket(state, "train"), "c1", "c2")) {
+        try (StandInMonitor.Served monitor = StandInMonitor.start(PodMonitor.socket(state, "train"), "c1", "c2")) {
             for (int i = 0; i < 3; i++) {
                 reads(root);
             }
@@ -198,7 +198,7 @@ public final class AotTraining {
         state.write(running(PodRecord.created("train", false, PodRecord.Config.of(1, 512L << 20, "train"))));
         String readOnly = bundle(work.resolve("bundle-ro"), true).toString();
         String writable = bundle(work.resolve("bundle-rw"), false).toString();
-        try (StandInMonitor.Process monitor = StandInMonitor.start(PodMonitor.socket(state, "train"))) {
+        try (StandInMonitor.Served monitor = StandInMonitor.start(PodMonitor.socket(state, "train"))) {
             for (int i = 0; i < 3; i++) {
                 cli("--root", root, "run", "--rm", "--pod", "train", readOnly, "echo", "hi");
                 cli("--root", root, "run", "--rm", "--pod", "train", "-m", "64m", writable, "true");
@@ -263,7 +263,7 @@ public final class AotTraining {
         private final Set<String> stdinClosed = ConcurrentHashMap.newKeySet();
 
         /** The stand-in's JVM, this one's java and class path; closing it ends that JVM. */
-        record Process(java.lang.Process process) implements AutoCloseable {
+        record Served(Process process) implements AutoCloseable {
             @Override
             public void close() throws InterruptedException {
                 process.destroy();
@@ -272,18 +272,18 @@ public final class AotTraining {
         }
 
         /** Starts the stand-in on {@code socket}, {@code running} its running containers, and waits until it serves. */
-        static Process start(Path socket, String... running) throws IOException {
+        static Served start(Path socket, String... running) throws IOException {
             List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
                     AotTraining.class.getName(), "serve", socket.toString()));
             cmd.addAll(List.of(running));
-            java.lang.Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             String line = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine();
             if (!"serving".equals(line)) {
                 p.destroy();
                 throw new IOException("the stand-in monitor did not start: " + line);
             }
-            return new Process(p);
+            return new Served(p);
         }
 
         /** The stand-in's JVM: serves {@code socket} until its standard input ends (the training JVM's close or end). */
