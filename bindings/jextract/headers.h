@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <ucontext.h>
 #include <dirent.h>
+#include <time.h>
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/mount.h>
@@ -43,3 +44,4 @@
 #include <linux/bpf.h>
 #include <linux/keyctl.h>
 #include <linux/ioprio.h>
+#include <linux/random.h>

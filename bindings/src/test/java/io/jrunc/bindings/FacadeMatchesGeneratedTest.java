@@ -12,6 +12,8 @@ import io.jrunc.bindings.c.iovec;
 import io.jrunc.bindings.c.mount_attr;
 import io.jrunc.bindings.c.msghdr;
 import io.jrunc.bindings.c.pollfd;
+import io.jrunc.bindings.c.rand_pool_info;
+import io.jrunc.bindings.c.timespec;
 import io.jrunc.bindings.c.posix_spawn_file_actions_t;
 import io.jrunc.bindings.c.posix_spawnattr_t;
 import io.jrunc.bindings.c.rlimit;
@@ -58,7 +60,7 @@ class FacadeMatchesGeneratedTest {
     private static final List<Class<?>> FACADE = List.of(Mounts.class, MountApi.class, Namespaces.class,
             FileDescriptors.class, FsContext.class, Processes.class, Prctl.class, ThreadCredentials.class,
             Capabilities.class, PosixSpawn.class, UnixSockets.class, Terminals.class, Uts.class, StatFs.class,
-            Errno.class, Syscalls.class, Bpf.class, EventFds.class);
+            Errno.class, Syscalls.class, Bpf.class, EventFds.class, Clocks.class, RandomPool.class);
 
     /** Facade constant name -> generated constant name, where they differ. */
     private static final Map<String, String> ALIASES = Map.of(
@@ -80,7 +82,8 @@ class FacadeMatchesGeneratedTest {
 
     private static boolean isLayoutLiteral(String name) {
         return name.matches(".*_SIZE|SUN_.*|IOV_.*|MSG_IOV.*|MSG_CONTROL.*|CMSG_.*|F_TYPE|F_FLAGS|WS_.*"
-                + "|HEADER_.*|DATA_.*|TERMIOS_.*|RLIM_CUR|RLIM_MAX|POLL_FD|POLL_EVENTS|POLL_REVENTS|ATTR_.*|PROG_INFO_.*");
+                + "|HEADER_.*|DATA_.*|TERMIOS_.*|RLIM_CUR|RLIM_MAX|POLL_FD|POLL_EVENTS|POLL_REVENTS|ATTR_.*|PROG_INFO_.*"
+                + "|TV_SEC|TV_NSEC|POOL_INFO_.*");
     }
 
     private static Number generated(String name) throws ReflectiveOperationException {
@@ -286,6 +289,13 @@ class FacadeMatchesGeneratedTest {
         assertEquals(statfs.f_flags$offset(), StatFs.F_FLAGS);
         assertEquals(8, statfs.f_type$layout().byteSize());
         assertEquals(8, statfs.f_flags$layout().byteSize());
+        // timespec, rand_pool_info
+        assertEquals(timespec.sizeof(), Clocks.TIMESPEC_SIZE);
+        assertEquals(timespec.tv_sec$offset(), Clocks.TV_SEC);
+        assertEquals(timespec.tv_nsec$offset(), Clocks.TV_NSEC);
+        assertEquals(rand_pool_info.entropy_count$offset(), RandomPool.POOL_INFO_ENTROPY_COUNT);
+        assertEquals(rand_pool_info.buf_size$offset(), RandomPool.POOL_INFO_BUF_SIZE);
+        assertEquals(rand_pool_info.buf$offset(), RandomPool.POOL_INFO_BUF);
         assertEquals(winsize.sizeof(), Terminals.WINSIZE_SIZE);
         assertEquals(winsize.ws_row$offset(), Terminals.WS_ROW);
         assertEquals(winsize.ws_col$offset(), Terminals.WS_COL);
@@ -365,6 +375,7 @@ class FacadeMatchesGeneratedTest {
             new Fn(Uts.class, "SETHOSTNAME", "sethostname", true),
             new Fn(Uts.class, "SETDOMAINNAME", "setdomainname", true),
             new Fn(StatFs.class, "STATFS", "statfs", true),
+            new Fn(Clocks.class, "CLOCK_SETTIME", "clock_settime", true),
             new Fn(PosixSpawn.Handles.class, "SPAWN", "posix_spawn", false),
             new Fn(PosixSpawn.Handles.class, "FA_INIT", "posix_spawn_file_actions_init", false),
             new Fn(PosixSpawn.Handles.class, "FA_DESTROY", "posix_spawn_file_actions_destroy", false),

@@ -2345,6 +2345,15 @@ public class Libc extends Libc$shared {
     public static int __WALL() {
         return __WALL;
     }
+    private static final int CLOCK_REALTIME = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define CLOCK_REALTIME 0
+     * }
+     */
+    public static int CLOCK_REALTIME() {
+        return CLOCK_REALTIME;
+    }
     private static final int S_BLKSIZE = (int)512L;
     /**
      * {@snippet lang=c :
@@ -8882,6 +8891,128 @@ public class Libc extends Libc$shared {
         }
     }
 
+    private static class clock_gettime {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Libc.C_INT,
+            Libc.C_INT,
+            Libc.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("clock_gettime");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int clock_gettime(clockid_t __clock_id, struct timespec *__tp)
+     * }
+     */
+    public static FunctionDescriptor clock_gettime$descriptor() {
+        return clock_gettime.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int clock_gettime(clockid_t __clock_id, struct timespec *__tp)
+     * }
+     */
+    public static MethodHandle clock_gettime$handle() {
+        return clock_gettime.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int clock_gettime(clockid_t __clock_id, struct timespec *__tp)
+     * }
+     */
+    public static MemorySegment clock_gettime$address() {
+        return clock_gettime.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int clock_gettime(clockid_t __clock_id, struct timespec *__tp)
+     * }
+     */
+    public static int clock_gettime(int __clock_id, MemorySegment __tp) {
+        var mh$ = clock_gettime.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("clock_gettime", __clock_id, __tp);
+            }
+            return (int)mh$.invokeExact(__clock_id, __tp);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class clock_settime {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Libc.C_INT,
+            Libc.C_INT,
+            Libc.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("clock_settime");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int clock_settime(clockid_t __clock_id, const struct timespec *__tp)
+     * }
+     */
+    public static FunctionDescriptor clock_settime$descriptor() {
+        return clock_settime.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int clock_settime(clockid_t __clock_id, const struct timespec *__tp)
+     * }
+     */
+    public static MethodHandle clock_settime$handle() {
+        return clock_settime.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int clock_settime(clockid_t __clock_id, const struct timespec *__tp)
+     * }
+     */
+    public static MemorySegment clock_settime$address() {
+        return clock_settime.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int clock_settime(clockid_t __clock_id, const struct timespec *__tp)
+     * }
+     */
+    public static int clock_settime(int __clock_id, MemorySegment __tp) {
+        var mh$ = clock_settime.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("clock_settime", __clock_id, __tp);
+            }
+            return (int)mh$.invokeExact(__clock_id, __tp);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class chmod {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             Libc.C_INT,
@@ -13163,6 +13294,33 @@ public class Libc extends Libc$shared {
      */
     public static int KEY_SPEC_SESSION_KEYRING() {
         return KEY_SPEC_SESSION_KEYRING;
+    }
+    private static final long RNDGETENTCNT = 2147766784L;
+    /**
+     * {@snippet lang=c :
+     * #define RNDGETENTCNT 2147766784
+     * }
+     */
+    public static long RNDGETENTCNT() {
+        return RNDGETENTCNT;
+    }
+    private static final long RNDADDENTROPY = 1074287107L;
+    /**
+     * {@snippet lang=c :
+     * #define RNDADDENTROPY 1074287107
+     * }
+     */
+    public static long RNDADDENTROPY() {
+        return RNDADDENTROPY;
+    }
+    private static final int RNDRESEEDCRNG = (int)20999L;
+    /**
+     * {@snippet lang=c :
+     * #define RNDRESEEDCRNG 20999
+     * }
+     */
+    public static int RNDRESEEDCRNG() {
+        return RNDRESEEDCRNG;
     }
 }
 
