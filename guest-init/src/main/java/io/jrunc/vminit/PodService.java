@@ -29,6 +29,7 @@ final class PodService {
     private final PowerOff powerOff;
     private final SwapArea swap = new SwapArea();
     private final PodVolumes volumes = new PodVolumes();
+    private final HostTimeAndEntropy hostTime = new HostTimeAndEntropy();
 
     PodService(PodConfig pod, PowerOff powerOff) {
         this.pod = pod;
@@ -50,6 +51,7 @@ final class PodService {
         long start = System.nanoTime();
         long network;
         try {
+            hostTime.apply(r);
             for (Sysctl e : r.getSysctlsList()) {
                 String key = e.getName();
                 if (key.isEmpty() || key.contains("..") || key.contains("/") && key.contains(".")) {

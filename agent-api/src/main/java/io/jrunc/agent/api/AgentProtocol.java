@@ -16,7 +16,7 @@ import java.util.Set;
 public final class AgentProtocol {
     public static final int MAJOR = 1;
     /** Raised by every addition to jrunc/agent/v1/agent.proto. */
-    public static final int MINOR = 7;
+    public static final int MINOR = 8;
 
     /** The majors this client can speak. */
     public static final Set<Integer> KNOWN_MAJORS = Set.of(1);

@@ -50,9 +50,9 @@ class WireInteropTest {
                     "00000014" + "00000001" + "02" + "00"
                     // Response.status (1) = Status{} (code 0: success)
                     + "0a00"
-                    // Response.payload (2) = GetVersionResponse{major (1) = 1, minor (2) = 7,
+                    // Response.payload (2) = GetVersionResponse{major (1) = 1, minor (2) = 8,
                     // agent (3) = "test-agent"}
-                    + "1210" + "0801" + "1007" + "1a0a" + "746573742d6167656e74",
+                    + "1210" + "0801" + "1008" + "1a0a" + "746573742d6167656e74",
                     RawPeer.HEX.formatHex(peer.readExactly(10 + 20)));
         }
     }

@@ -1,5 +1,6 @@
 package io.jrunc.vm.monitor;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
@@ -54,7 +55,9 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -128,7 +131,8 @@ public final class PodMonitor implements AutoCloseable {
             throws IOException, RpcException, VmException {
         // made before the agent answers: the first protobuf message of this JVM starts protobuf's
         // runtime (its logger, its version check), work better done while the guest boots than after
-        ConfigurePodRequest configure = configure(pod);
+        // with fresh entropy for the guest's kernel (a VM restored from a template has its generator)
+        ConfigurePodRequest.Builder configure = configure(pod).toBuilder().setEntropy(ByteString.copyFrom(entropy()));
         List<Method<?, ?>> passed = passedThrough();
         AgentClient agent;
         try {
@@ -139,7 +143,8 @@ public final class PodMonitor implements AutoCloseable {
         try {
             // the set-up calls are timed from the request's sending to the reply
             long t0 = System.nanoTime();
-            agent.call(AgentMethods.Pod.CONFIGURE, configure);
+            // the host's clock as sent: the guest's is set to it (a restored VM's is the template's)
+            agent.call(AgentMethods.Pod.CONFIGURE, configure.setHostTimeNanos(nowNanos()).build());
             long t1 = System.nanoTime();
             String times = "Configure " + (t1 - t0) / 1_000_000 + " ms";
             if (pod.config().swapBytes() > 0) {
@@ -174,6 +179,19 @@ public final class PodMonitor implements AutoCloseable {
             agent.close();
             throw e;
         }
+    }
+
+    /** Bytes for the guest kernel's random pool: as many as its generator's key. */
+    private static byte[] entropy() {
+        byte[] bytes = new byte[32];
+        new SecureRandom().nextBytes(bytes);
+        return bytes;
+    }
+
+    /** The wall clock in nanoseconds since the epoch. */
+    static long nowNanos() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     public static ConfigurePodRequest configure(PodRecord pod) {
