@@ -430,13 +430,15 @@ public final class Containers {
     }
 
     /**
-     * What a failed create undoes: an anonymous pod goes whole (its VM ended at once); a named pod
+     * What a failed create undoes: an anonymous pod made or taken for it goes whole (its VM ended at
+     * once), while one whose own container runs on (joined with --pod) only loses this one; a named pod
      * that this call booted is put back as it was (its VM ended, its records restored), so that a
      * failed first create leaves no VM running for nothing; then the container's state goes.
      */
     private void undoCreate(PodRecord pod, String name, Pods.Before before) {
         try {
-            if (pod.anonymous()) {
+            // an anonymous pod goes with its own container; one another container joined with --pod stays
+            if (pod.anonymous() && root.containers(pod.name()).stream().allMatch(c -> c.name().equals(name))) {
                 pods.remove(pod.name(), true, Duration.ZERO);
                 return;
             }
