@@ -47,7 +47,7 @@ public final class PodPool {
      * The pod a container given no flags gets: what the pool's pods are made as (their hostname aside,
      * which is the container's once one takes the pod).
      */
-    PodRecord.Config template(String hostname) throws VmException {
+    public PodRecord.Config template(String hostname) throws VmException {
         long swap = defaults.containerSwap(null);
         // as create sizes an anonymous pod's area from the container's swap cap
         return Containers.anonymousConfig(defaults.containerCpus(null), defaults.containerMemory(null),

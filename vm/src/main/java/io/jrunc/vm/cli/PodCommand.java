@@ -24,7 +24,7 @@ final class PodCommand implements Runnable {
     /** The pod commands, in the order `pod --help` lists them; registered as {@link Main#COMMANDS} are. */
     static final List<Class<?>> COMMANDS = List.of(PodCommand.Create.class, PodCommand.Start.class, PodCommand.Stop.class,
             PodCommand.Rm.class, PodCommand.Inspect.class, PodCommand.Ls.class, PodCommand.Prune.class,
-            PodCommand.Pool.class);
+            PodCommand.Pool.class, PodCommand.Template.class);
 
     @ParentCommand
     Main main;
@@ -169,6 +169,7 @@ final class PodCommand implements Runnable {
                 int members = pods.root().containers(p.name()).size();
                 PodRecord.Config c = p.config();
                 all.addObject().put("name", p.name()).put("state", state).put("anonymous", p.anonymous()).put("pooled", p.pooled())
+                        .put("restored", p.vm().restored())
                         .put("cpus", c.cpus()).put("memory", Sizes.format(c.memoryBytes())).put("containers", members);
                 // the table marks the warm pool's pods, which no container holds yet (the JSON has "pooled")
                 rows.add(new String[] {p.name(), p.pooled() ? state + " (pooled)" : state, Integer.toString(c.cpus()),
@@ -206,6 +207,27 @@ final class PodCommand implements Runnable {
                 throw new VmException("no pool to fill: the configuration file sets no [pool] size");
             }
             pool.fill(!background).forEach(Main.Output.out::println);
+            return 0;
+        }
+    }
+
+    @Command(name = "template", mixinStandardHelpOptions = true, description = "Make the pod template: a pod's VM saved at"
+            + " ready, from which anonymous pods that share no host directory are then restored rather than booted; prints its"
+            + " directory. The pods restored from one template share its memory's first state (docs/vm.md).")
+    static final class Template extends Verb {
+        @Option(names = "--rm", description = "remove the template instead (pods restored from it run on)")
+        boolean rm;
+
+        @Override
+        public Integer call() throws Exception {
+            io.jrunc.vm.state.StateRoot root = pods().root();
+            try (AutoCloseable ignored = root.poolLock()) {
+                if (rm) {
+                    io.jrunc.vm.monitor.PodTemplate.remove(root);
+                } else {
+                    Main.Output.out.println(io.jrunc.vm.monitor.PodTemplate.make(root, pod.main.pool().template("template")));
+                }
+            }
             return 0;
         }
     }

@@ -87,6 +87,8 @@ public final class PodMonitor implements AutoCloseable {
 
     private final StateRoot root;
     private final PodRecord pod;
+    /** The VM was restored from the pod template: it takes no shared directories. */
+    private final boolean restored;
     private final PodVm vm;
     private final AgentClient agent;
     private final OutputLogs logs;
@@ -107,6 +109,7 @@ public final class PodMonitor implements AutoCloseable {
         this.root = root;
         this.setupTimes = setupTimes;
         this.pod = pod;
+        this.restored = pod.vm().restored();
         this.vm = vm;
         this.agent = agent;
         this.logs = new OutputLogs(c -> root.containerDir(pod.name(), c));
@@ -313,6 +316,10 @@ public final class PodMonitor implements AutoCloseable {
     private AddContainerResponse addContainer(CallContext ctx, AddContainerRequest q) throws RpcException {
         long began = System.nanoTime();
         List<String> tags = q.getSharesList().stream().map(Share::getTag).toList();
+        if (restored && (q.getSharesCount() > 0 || !q.getRootShare().isEmpty())) {
+            throw new RpcException(Code.FAILED_PRECONDITION, "pod " + pod.name() + " was restored from the pod template:"
+                    + " its memory cannot be shared with virtiofsd, so " + q.getId() + " cannot have shared directories there");
+        }
         // the shares before the disk: the guest probes them while the agent waits for the disk
         for (int i = 0; i < q.getSharesCount(); i++) {
             Share share = q.getShares(i);
@@ -583,17 +590,21 @@ public final class PodMonitor implements AutoCloseable {
                         config.initrd() == null ? null : Path.of(config.initrd()));
                 Kvm.Verdict kvm = Kvm.verdict(root.path());
                 System.err.println("monitor: accelerator " + kvm.accelerator() + (kvm.kvm() ? "" : " (" + kvm.reason() + ")"));
-                var command = new java.util.ArrayList<>(QemuCommand.build(image, config.cpus(), config.memoryBytes(), dir,
-                        kvm.kvm()));
-                if (config.swapBytes() > 0) {
-                    // afresh at every boot: the agent formats it, and nothing in it outlives the VM
-                    command.addAll(SwapDisk.qemuArgs(SwapDisk.makeFresh(dir, config.swapBytes())));
+                QemuVm qemu = restoreFromTemplate(root, pod, image, kvm.kvm(), dir);
+                boolean restored = qemu != null;
+                if (qemu == null) {
+                    var command = new java.util.ArrayList<>(QemuCommand.build(image, config.cpus(), config.memoryBytes(), dir,
+                            kvm.kvm()));
+                    if (config.swapBytes() > 0) {
+                        // afresh at every boot: the agent formats it, and nothing in it outlives the VM
+                        command.addAll(SwapDisk.qemuArgs(SwapDisk.makeFresh(dir, config.swapBytes())));
+                    }
+                    command.addAll(PodVolumes.qemuArgs(PodVolumes.list(dir)));
+                    qemu = PodBoot.launch(root, pod, command, dir);
                 }
-                command.addAll(PodVolumes.qemuArgs(PodVolumes.list(dir)));
-                QemuVm qemu = PodBoot.launch(root, pod, command, dir);
                 pod = root.pod(podName).orElse(pod); // the network's addresses as this boot found them
                 long started = ProcessHandle.of(qemu.pid()).flatMap(h -> h.info().startInstant()).map(i -> i.toEpochMilli()).orElse(0L);
-                pod = pod.withVm(new PodRecord.Vm(qemu.pid(), started, image.digest()));
+                pod = pod.withVm(new PodRecord.Vm(qemu.pid(), started, image.digest(), restored));
                 root.write(pod);
                 vm = qemu;
             }
@@ -623,6 +634,30 @@ public final class PodMonitor implements AutoCloseable {
             return 1;
         } catch (InterruptedException e) {
             return 1;
+        }
+    }
+
+    /**
+     * The pod's VM restored from the template when one fits it (PodTemplate), its record given the
+     * template's hardware address first; null when none fits or the restore fails (the pod then boots,
+     * and the monitor's log says why).
+     */
+    private static QemuVm restoreFromTemplate(StateRoot root, PodRecord pod, VmImage image, boolean kvm, Path dir)
+            throws VmException {
+        Optional<PodTemplate.Saved> saved = PodTemplate.matching(root, pod, image, kvm, dir);
+        if (saved.isEmpty()) {
+            return null;
+        }
+        long t0 = System.nanoTime();
+        PodRecord restoring = PodTemplate.withTemplateMac(pod, saved.get());
+        root.write(restoring);
+        try {
+            QemuVm qemu = PodTemplate.restore(restoring, image, kvm, dir, saved.get());
+            System.err.println("monitor: restored from the template in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            return qemu;
+        } catch (IOException | VmException | RuntimeException e) {
+            System.err.println("monitor: not restored from the template (" + e.getMessage() + "): booting");
+            return null;
         }
     }
 

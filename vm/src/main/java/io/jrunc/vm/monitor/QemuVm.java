@@ -178,6 +178,16 @@ public final class QemuVm implements PodVm {
         }
     }
 
+    /** Stops the VM and saves its devices' state (QmpClient#saveState): a template's. */
+    void saveState(Path file, Duration wait) throws IOException {
+        qmp.saveState(file, wait);
+    }
+
+    /** Loads a template's state into this qemu, started with {@code -incoming defer}, and runs the VM on. */
+    void loadState(Path file, Duration wait) throws IOException {
+        qmp.loadState(file, wait);
+    }
+
     @Override
     public void quit() throws IOException {
         qmp.quit();

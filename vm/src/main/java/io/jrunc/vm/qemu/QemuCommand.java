@@ -127,24 +127,58 @@ public final class QemuCommand {
      * file's path is doubled, as qemu's option syntax wants.
      */
     public static List<String> memory(long mib, VmImage.AgentRoot agentRoot) {
+        return memory(mib, agentRoot, null);
+    }
+
+    private static List<String> memory(long mib, VmImage.AgentRoot agentRoot, TemplateMemory template) {
         if (agentRoot == null) {
             return List.of("-m", mib + "M");
         }
         long rootMiB = (agentRoot.bytes() + (1 << 20) - 1) >> 20;
         return List.of("-m", mib + "M,slots=1,maxmem=" + (mib + rootMiB) + "M",
-                "-object", "memory-backend-file,id=" + AGENT_ROOT_ID + ",mem-path=" + agentRoot.file().toString().replace(",", ",,")
-                        + ",size=" + rootMiB + "M,share=off",
+                "-object", "memory-backend-file,id=" + AGENT_ROOT_ID + ",mem-path="
+                        + optionValue(template == null ? agentRoot.file() : template.agentRootFile())
+                        + ",size=" + rootMiB + "M,share=" + (template != null && template.making() ? "on" : "off"),
                 "-device", "virtio-pmem-pci,id=" + AGENT_ROOT_ID + "0,memdev=" + AGENT_ROOT_ID);
+    }
+
+    /** A path as the value of a qemu option: a comma doubled, as qemu's option syntax wants. */
+    private static String optionValue(Path path) {
+        return path.toString().replace(",", ",,");
+    }
+
+    /**
+     * The memory of a VM saved as a template or restored from one (io.jrunc.vm.monitor.PodTemplate):
+     * its RAM and its agent root's device are files of the template, the RAM's and a copy of the
+     * image's agent root, mapped shared while the template boots ({@code making}: what the guest
+     * writes goes to the files) and private in every VM restored from it (the files' pages read in
+     * place, one copy in the host's page cache for all of them, copied on the guest's first write). A
+     * migration that skips shared memory then saves the devices alone, and a restore reads no memory.
+     * Such a VM has no free page reporting: qemu 7.2 gives a reported page of file-backed RAM back by
+     * punching a hole in the file, which every restored VM maps, so the files never change once the
+     * template is made. Nor can its private RAM be shared with virtiofsd, which needs the guest's
+     * writes in a shared mapping: a restored VM takes no shared directories.
+     */
+    public record TemplateMemory(Path ramFile, Path agentRootFile, boolean making) {
     }
 
     /**
      * @param podDir where the sockets and the console log go
      */
     public static List<String> build(VmImage image, int cpus, long podMemoryBytes, Path podDir, boolean kvm) {
+        return build(image, cpus, podMemoryBytes, podDir, kvm, null);
+    }
+
+    /** The command line of a VM saved as a template or restored from one ({@code template} null: booted). */
+    public static List<String> build(VmImage image, int cpus, long podMemoryBytes, Path podDir, boolean kvm,
+            TemplateMemory template) {
         long mib = vmMemoryMiB(podMemoryBytes);
+        String ram = template == null ? "memory-backend-memfd,id=" + MEMORY_ID + ",size=" + mib + "M,share=on"
+                : "memory-backend-file,id=" + MEMORY_ID + ",size=" + mib + "M,mem-path=" + optionValue(template.ramFile())
+                        + ",share=" + (template.making() ? "on" : "off");
         List<String> cmd = new ArrayList<>(List.of(BINARY,
                 "-machine", MACHINE + ",accel=" + (kvm ? "kvm" : "tcg") + ",memory-backend=" + MEMORY_ID,
-                "-object", "memory-backend-memfd,id=" + MEMORY_ID + ",size=" + mib + "M,share=on",
+                "-object", ram,
                 "-smp", Integer.toString(vmCpus(cpus, kvm)),
                 "-nodefaults", "-no-user-config", "-no-reboot",
                 "-display", "none",
@@ -158,10 +192,10 @@ public final class QemuCommand {
                 "-device", "virtio-scsi-pci,id=" + DISK_CONTROLLER,
                 // never inflated: the guest reports the pages it frees (the unpacked initramfs's archive
                 // first, then what its containers free) and qemu gives them back to the host
-                "-device", "virtio-balloon-pci,id=balloon0,free-page-reporting=on",
+                "-device", "virtio-balloon-pci,id=balloon0,free-page-reporting=" + (template == null ? "on" : "off"),
                 "-device", SHARE_BRIDGE,
                 "-qmp", "unix:" + podDir.resolve("qmp.sock") + ",server=on,wait=off"));
-        cmd.addAll(memory(mib, image.agentRoot()));
+        cmd.addAll(memory(mib, image.agentRoot(), template));
         // Under TCG the CPU model the agent's class data and AOT cache were trained in: a cache holding
         // code for features the emulated CPU lacks dies with SIGILL. The agent
         // side trains and boots with -cpu max.

@@ -343,6 +343,71 @@ public final class QmpClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the VM and writes its devices' state to {@code file} (qemu's migration to a command,
+     * {@code cat}), leaving out the memory mapped shared (x-ignore-shared): a template's RAM and agent
+     * root are files that stay where they are (QemuCommand.TemplateMemory). Returns once qemu says
+     * the migration completed; the VM stays stopped.
+     */
+    public void saveState(Path file, Duration wait) throws IOException {
+        ignoreSharedMemory();
+        execute("stop", null);
+        execute("migrate", args().put("uri", "exec:cat > " + shellQuoted(file)));
+        awaitMigration("saving the VM's state", wait);
+    }
+
+    /**
+     * Loads a state {@link #saveState} wrote into a qemu started with {@code -incoming defer} and the
+     * same machine, devices and memory files, then lets the VM run on from where it was saved (it was
+     * saved stopped, and a loaded VM keeps the run state it was saved in).
+     */
+    public void loadState(Path file, Duration wait) throws IOException {
+        ignoreSharedMemory();
+        execute("migrate-incoming", args().put("uri", "exec:cat " + shellQuoted(file)));
+        awaitMigration("loading the VM's state", wait);
+        execute("cont", null);
+    }
+
+    private void ignoreSharedMemory() throws IOException {
+        ObjectNode capability = args().put("capability", "x-ignore-shared").put("state", true);
+        ObjectNode arguments = args();
+        arguments.putArray("capabilities").add(capability);
+        execute("migrate-set-capabilities", arguments);
+    }
+
+    private void awaitMigration(String what, Duration wait) throws IOException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            JsonNode info;
+            try {
+                info = execute("query-migrate", null);
+            } catch (QmpException e) {
+                throw new QmpException(what + ": " + e.getMessage()); // qemu exits when a load fails
+            }
+            switch (info.path("status").asText()) {
+                case "completed":
+                    return;
+                case "failed", "cancelled":
+                    throw new QmpException(what + ": " + info.path("error-desc").asText(info.path("status").asText()));
+                default:
+                    if (System.nanoTime() > deadline) {
+                        throw new QmpException(what + ": not done within " + wait.toSeconds() + " s");
+                    }
+                    try {
+                        Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new QmpException("interrupted " + what);
+                    }
+            }
+        }
+    }
+
+    /** A path as one word of the shell line qemu's exec: migration runs. */
+    static String shellQuoted(Path file) {
+        return "'" + file.toString().replace("'", "'\\''") + "'";
+    }
+
     public void quit() throws IOException {
         try {
             execute("quit", null);

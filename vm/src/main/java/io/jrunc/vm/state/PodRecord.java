@@ -165,10 +165,19 @@ public record PodRecord(String name, boolean anonymous, long createdAt, @JsonUnw
      *
      * @param qemuPid      0 when no VM was ever started
      * @param bootedDigest the VM image's digest at the last boot ("unknown" without a digest file)
+     * @param restored     the VM was restored from the template (io.jrunc.vm.monitor.PodTemplate), not
+     *                     booted: its RAM cannot be shared, so it takes no shared directories; written
+     *                     only when true
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Vm(long qemuPid, long qemuStartedAt, String bootedDigest) {
+    public record Vm(long qemuPid, long qemuStartedAt, String bootedDigest,
+                     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean restored) {
         public static final Vm NONE = new Vm(0, 0, null);
+
+        /** A booted VM. */
+        public Vm(long qemuPid, long qemuStartedAt, String bootedDigest) {
+            this(qemuPid, qemuStartedAt, bootedDigest, false);
+        }
 
         public boolean everBooted() {
             return qemuPid != 0;

@@ -54,6 +54,9 @@ public final class RecordTrees {
         }
         PodRecord.Vm vm = p.vm();
         o.put("qemuPid", vm.qemuPid()).put("qemuStartedAt", vm.qemuStartedAt()).put("bootedDigest", vm.bootedDigest());
+        if (vm.restored()) {
+            o.put("restored", true);
+        }
         return p.pooled() ? o.put("pooled", true) : o;
     }
 

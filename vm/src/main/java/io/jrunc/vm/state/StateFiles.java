@@ -24,7 +24,8 @@ final class StateFiles {
         PodRecord.Config config = new PodRecord.Config((int) number(o, "cpus"), number(o, "memoryBytes"), string(o, "hostname"),
                 strings(o, "dns"), strings(o, "addHosts"), stringMap(o, "sysctls"), string(o, "kernel"), string(o, "initrd"),
                 number(o, "swapBytes"), network(o.get("network")));
-        PodRecord.Vm vm = new PodRecord.Vm(number(o, "qemuPid"), number(o, "qemuStartedAt"), string(o, "bootedDigest"));
+        PodRecord.Vm vm = new PodRecord.Vm(number(o, "qemuPid"), number(o, "qemuStartedAt"), string(o, "bootedDigest"),
+                bool(o, "restored"));
         return new PodRecord(string(o, "name"), bool(o, "anonymous"), number(o, "createdAt"), config, vm, bool(o, "pooled"));
     }
 

@@ -64,4 +64,35 @@ class QemuCommandTest {
         assertTrue(String.join(" ", cmd).contains("-object memory-backend-file,id=agentroot,mem-path="
                 + dir.resolve(VmImage.AGENT_ROOT) + ",size=8M,share=off -device virtio-pmem-pci,"), cmd.toString());
     }
+
+    /**
+     * A template's VM maps its two files shared, a VM restored from it private; neither reports free
+     * pages (the file would be punched); otherwise the lines are the booted one's.
+     */
+    @Test
+    void aTemplatesFilesAreSharedWhileItIsMadeAndPrivateInItsRestoredVms() {
+        VmImage image = new VmImage(Path.of("/img/vmlinuz"), Path.of("/img/initrd.cpio"),
+                new VmImage.AgentRoot(Path.of("/img/agent-root.img"), 8L << 20), "digest", "quiet");
+        Path ram = Path.of("/root/template/ram"), root = Path.of("/root/template/agent-root.img");
+        List<String> booted = QemuCommand.build(image, 1, 512L << 20, Path.of("/pod"), false);
+        List<String> making = QemuCommand.build(image, 1, 512L << 20, Path.of("/pod"), false,
+                new QemuCommand.TemplateMemory(ram, root, true));
+        List<String> restored = QemuCommand.build(image, 1, 512L << 20, Path.of("/pod"), false,
+                new QemuCommand.TemplateMemory(ram, root, false));
+        long mib = QemuCommand.vmMemoryMiB(512L << 20);
+        assertTrue(booted.contains("memory-backend-memfd,id=ram0,size=" + mib + "M,share=on"), booted.toString());
+        assertTrue(making.contains("memory-backend-file,id=ram0,size=" + mib + "M,mem-path=/root/template/ram,share=on"),
+                making.toString());
+        assertTrue(restored.contains("memory-backend-file,id=ram0,size=" + mib + "M,mem-path=/root/template/ram,share=off"),
+                restored.toString());
+        assertTrue(making.contains("memory-backend-file,id=agentroot,mem-path=/root/template/agent-root.img,size=8M,share=on"),
+                making.toString());
+        assertTrue(restored.contains("memory-backend-file,id=agentroot,mem-path=/root/template/agent-root.img,size=8M,share=off"),
+                restored.toString());
+        assertTrue(booted.contains("virtio-balloon-pci,id=balloon0,free-page-reporting=on"), booted.toString());
+        for (List<String> line : List.of(making, restored)) {
+            assertTrue(line.contains("virtio-balloon-pci,id=balloon0,free-page-reporting=off"), line.toString());
+            assertEquals(booted.size(), line.size(), "the same arguments but the memory's and the balloon's: " + line);
+        }
+    }
 }

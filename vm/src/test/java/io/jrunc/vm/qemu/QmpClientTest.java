@@ -80,6 +80,41 @@ class QmpClientTest {
         }
     }
 
+    /**
+     * A template's save and restore, as PodTemplate does them: the VM's RAM a file mapped shared, the
+     * state saved without it (x-ignore-shared) to a path the shell would split, then a second qemu
+     * mapping the file private loads the state and runs; the file is what the first VM left.
+     */
+    @Test
+    void aStateSavedWithoutItsSharedRamIsLoadedIntoAQemuMappingThatRamPrivate() throws Exception {
+        Path ram = dir.resolve("ram");
+        Path state = dir.resolve("the state's file");
+        try (QmpClient qmp = start("-machine", "q35,accel=tcg,memory-backend=m", "-S", "-object",
+                "memory-backend-file,id=m,size=64M,mem-path=" + ram + ",share=on")) {
+            qmp.saveState(state, Duration.ofSeconds(30));
+            assertEquals("postmigrate", qmp.status(), "a saved VM stays stopped");
+            qmp.quit();
+            assertTrue(qemu.waitFor(10, TimeUnit.SECONDS));
+        }
+        assertTrue(Files.size(state) > 0 && Files.size(state) < 8 << 20, "the devices alone: " + Files.size(state) + " bytes");
+        assertEquals(64 << 20, Files.size(ram));
+        try (QmpClient qmp = start("-machine", "q35,accel=tcg,memory-backend=m", "-incoming", "defer", "-object",
+                "memory-backend-file,id=m,size=64M,mem-path=" + ram + ",share=off")) {
+            assertEquals("inmigrate", qmp.status());
+            qmp.loadState(state, Duration.ofSeconds(30));
+            assertEquals("running", qmp.status(), "a loaded VM runs on");
+            qmp.quit();
+            assertTrue(qemu.waitFor(10, TimeUnit.SECONDS));
+        }
+        // a state that is not one fails in one line, the qemu left waiting
+        Path bad = Files.writeString(dir.resolve("bad"), "not a state");
+        try (QmpClient qmp = start("-machine", "q35,accel=tcg,memory-backend=m", "-incoming", "defer", "-object",
+                "memory-backend-file,id=m,size=64M,mem-path=" + ram + ",share=off")) {
+            IOException e = assertThrows(IOException.class, () -> qmp.loadState(bad, Duration.ofSeconds(30)));
+            assertTrue(e.getMessage().startsWith("loading the VM's state"), e.getMessage());
+        }
+    }
+
     @Test
     void anErrorAnswerCarriesQemusDescription() throws Exception {
         try (QmpClient qmp = start("-machine", "none")) {

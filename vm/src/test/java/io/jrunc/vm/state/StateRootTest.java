@@ -126,7 +126,8 @@ class StateRootTest {
                 pod("q"),
                 PodRecord.created("r", false, PodRecord.Config.of(1, 0, null)),
                 PodRecord.pooled("s", PodRecord.Config.of(1, 512L << 20, "s")).withVm(new PodRecord.Vm(43, 4343, "sha256:abc")),
-                PodRecord.pooled("t", PodRecord.Config.of(1, 512L << 20, "t")).taken("c1"));
+                PodRecord.pooled("t", PodRecord.Config.of(1, 512L << 20, "t")).taken("c1"),
+                pod("u").withVm(new PodRecord.Vm(44, 4444, "sha256:abc", true)));
         for (PodRecord p : pods) {
             byte[] bytes = json.writeValueAsBytes(p);
             assertEquals(json.readValue(bytes, PodRecord.class), StateFiles.pod(bytes), new String(bytes));
@@ -173,6 +174,13 @@ class StateRootTest {
         assertEquals(json.writeValueAsString(pooled.taken("c1")), Files.readString(root.podDir("s").resolve("pod.json")));
         assertFalse(Files.readString(root.podDir("s").resolve("pod.json")).contains("pooled"));
         assertEquals("c1", root.pod("s").orElseThrow().config().hostname());
+        // a VM restored from the pod template is recorded so, and only then (no restored key otherwise)
+        PodRecord restored = pooled.taken("c1").withVm(new PodRecord.Vm(44, 4444, "sha256:abc", true));
+        root.write(restored);
+        assertEquals(json.writeValueAsString(restored), Files.readString(root.podDir("s").resolve("pod.json")));
+        assertTrue(root.pod("s").orElseThrow().vm().restored());
+        root.write(restored.withVm(new PodRecord.Vm(44, 4444, "sha256:abc")));
+        assertFalse(Files.readString(root.podDir("s").resolve("pod.json")).contains("restored"));
         ContainerRecord c = new ContainerRecord("c", "p", "/b", "jr01", List.of("sh", "-c", "echo \"hi\""), 5, "running", 0,
                 List.of(new HostShare("fs1", "/srv", "/data", true)), 42);
         root.write(c);

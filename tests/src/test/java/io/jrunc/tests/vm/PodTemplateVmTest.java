@@ -1,0 +1,172 @@
+package io.jrunc.tests.vm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The pod template (`pod template`): a pod's VM saved at ready, its qemu ended; anonymous pods are
+ * then restored from it rather than booted, with the host's clock, fresh entropy (two restored pods
+ * draw other bytes), the container's hostname, and the template's files unchanged; a restored pod
+ * takes no shared directory, and a container with one boots a pod of its own; `pod template --rm`
+ * leaves the restored pods running. One template boot, two restores, one boot. Needs what PodVmTest
+ * needs (VmHost).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PodTemplateVmTest {
+    static Path work;
+    static Path bundle;
+    static JruncVm vm;
+    static Path template;
+    /** The template's files' digests as made. */
+    static List<String> made;
+    /** c1's pod, restored from the template, and the bytes its /dev/urandom gave. */
+    static String restoredPod;
+    static String firstBytes;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        VmHost.requirePods();
+        work = Files.createTempDirectory("jrunc-vm-template");
+        vm = new JruncVm(work);
+        bundle = PodVmTest.busyboxBundle(work.resolve("bundle"));
+    }
+
+    @AfterAll
+    static void tearDown() throws Exception {
+        if (vm != null) {
+            vm.removePodsAndWork();
+        }
+    }
+
+    static String sha256(Path file) throws Exception {
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] buf = new byte[1 << 20];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                md.update(buf, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+
+    static List<String> templateDigests() throws Exception {
+        return List.of(sha256(template.resolve("ram")), sha256(template.resolve("agent-root.img")));
+    }
+
+    static JsonNode pod(String name) throws Exception {
+        for (JsonNode p : vm.json("pod", "ls", "--format", "json")) {
+            if (p.path("name").asText().equals(name)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    static String podOf(String container) throws Exception {
+        return vm.json("inspect", container).path("pod").asText();
+    }
+
+    @Test
+    @Order(1)
+    void theTemplateIsMadeAndItsVmEnds() throws Exception {
+        JruncVm.Result r = vm.run("pod", "template");
+        assertEquals(0, r.code(), r.all());
+        template = vm.root().resolve("template");
+        assertEquals(template.toString(), r.out().strip());
+        for (String f : List.of("ram", "agent-root.img", "state", "template.json")) {
+            assertTrue(Files.isRegularFile(template.resolve(f)), f + " in " + template);
+        }
+        assertTrue(Files.size(template.resolve("state")) < 8 << 20, "the devices' state alone: " + Files.size(template.resolve("state")));
+        assertFalse(Files.exists(vm.root().resolve("template.new")), "no scratch left");
+        assertEquals(List.of(), ShimVmBackendTest.processes("qemu-system", vm.root().toString()), "the template's VM ended");
+        assertEquals(0, vm.json("pod", "ls", "--format", "json").size(), "no pod");
+        made = templateDigests();
+    }
+
+    @Test
+    @Order(2)
+    void anAnonymousContainerIsRestoredWithTheHostsClockAndItsOwnName() throws Exception {
+        // the template's guest clock stopped when it was saved: a restored pod's would be behind by now
+        Thread.sleep(4000);
+        vm.ok("create", "--name", "c1", bundle.toString(), "sleep", "1000");
+        vm.ok("start", "c1");
+        restoredPod = podOf("c1");
+        JsonNode p = pod(restoredPod);
+        assertNotNull(p, restoredPod);
+        assertTrue(p.path("restored").asBoolean() && p.path("anonymous").asBoolean(), p.toString() + "\n" + vm.vmLogs());
+        JruncVm.Result r = vm.ok("exec", "c1", "sh", "-c", "date +%s; hostname; head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n'");
+        long now = System.currentTimeMillis() / 1000;
+        List<String> lines = r.out().lines().toList();
+        long guest = Long.parseLong(lines.get(0).strip());
+        assertTrue(Math.abs(guest - now) <= 2, "the guest's clock is the host's: " + guest + " against " + now);
+        assertEquals("c1", lines.get(1));
+        firstBytes = lines.get(2);
+        Path dir = vm.root().resolve("pods").resolve(restoredPod);
+        String console = Files.readString(dir.resolve("console.log"));
+        assertTrue(console.contains("clock set to the host's") && console.contains("bytes of entropy from the host added"), console);
+        assertTrue(Files.readString(dir.resolve("monitor.log")).contains("restored from the template in"), vm.vmLogs());
+    }
+
+    @Test
+    @Order(3)
+    void aSecondRestoredPodDrawsOtherBytesAndTheTemplateStaysAsMade() throws Exception {
+        JruncVm.Result r = vm.ok("run", "--rm", "--name", "c2", bundle.toString(), "sh", "-c",
+                "hostname; head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n'");
+        List<String> lines = r.out().lines().toList();
+        assertEquals("c2", lines.get(0));
+        assertEquals(32, lines.get(1).length(), r.out());
+        assertNotEquals(firstBytes, lines.get(1), "each restored pod's generator is reseeded");
+        assertEquals(made, templateDigests(), "the restored VMs wrote nothing to the template's files");
+    }
+
+    @Test
+    @Order(4)
+    void aRestoredPodTakesNoSharedDirectory() throws Exception {
+        Path shared = Files.createDirectories(work.resolve("shared"));
+        JruncVm.Result r = vm.run("create", "--pod", restoredPod, "--name", "c3", "-v", shared + ":/data", bundle.toString(), "true");
+        assertNotEquals(0, r.code(), r.all());
+        assertTrue(r.err().contains("restored from the pod template") && r.err().strip().lines().count() == 1, r.all());
+        assertFalse(vm.ok("ls").out().contains("c3"), "no c3 left");
+    }
+
+    @Test
+    @Order(5)
+    void aContainerWithASharedDirectoryBootsAPodOfItsOwn() throws Exception {
+        Path shared = Files.createDirectories(work.resolve("shared"));
+        Files.writeString(shared.resolve("f"), "from the host\n");
+        JruncVm.Result r = vm.run("run", "--name", "c4", "-v", shared + ":/data", bundle.toString(), "cat", "/data/f");
+        assertEquals(0, r.code(), r.all() + "\n" + vm.vmLogs());
+        assertEquals("from the host\n", r.out());
+        JsonNode p = pod(podOf("c4"));
+        assertFalse(p.path("restored").asBoolean(), p.toString());
+        vm.ok("rm", "c4");
+    }
+
+    @Test
+    @Order(6)
+    void removingTheTemplateLeavesItsPodsRunning() throws Exception {
+        vm.ok("pod", "template", "--rm");
+        assertFalse(Files.exists(template));
+        assertEquals("ok\n", vm.ok("exec", "c1", "echo", "ok").out());
+        vm.ok("rm", "-f", "c1");
+        assertEquals(List.of(), ShimVmBackendTest.processes("qemu-system", vm.root().toString()), "no qemu");
+        assertEquals(0, vm.json("pod", "ls", "--format", "json").size(), "no pod");
+    }
+}
