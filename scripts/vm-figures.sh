@@ -149,7 +149,9 @@ podstart_figure() {
 # on a new anonymous pod with the writable bundle, wall time to its first output and to its exit; then,
 # for the first image, the same `run --rm` with a warm pool of one pod (`[pool] size = 1`: `pod pool`
 # boots it and waits, untimed; the timed run takes it; `pod pool` then waits for the fill the run
-# started in the background and `pod pool --drain` ends it, untimed, so no VM runs beside the others).
+# started in the background and `pod pool --drain` ends it, untimed, so no VM runs beside the others),
+# and the same `run --rm` restored from the pod template (`pod template`, made once before the rounds,
+# untimed, and kept aside, ROOT/template.aside, while the other steps run so that they boot).
 # Medians and the ratios to the baseline. The order of the three is rotated every round.
 # An entry of POD_IMAGES may be IMAGE@JRUNC_VM: that image booted by another jrunc-vm (a build of another
 # commit), to compare launchers in one run; the baseline takes the first entry's command line.
@@ -165,6 +167,8 @@ pod_figures() {
   : > "$OUT/pod-base-first"; : > "$OUT/pod-base-wall"
   n=0; for img in $images; do n=$((n + 1)); for f in ready rss anon configured configure qemu run-first run-wall; do : > "$OUT/pod-$f-$n"; done; done
   : > "$OUT/pod-pool-first"; : > "$OUT/pod-pool-wall"; printf '[pool]\nsize = 1\n' > "$OUT/pool.toml"
+  : > "$OUT/pod-template-first"; : > "$OUT/pod-template-wall"
+  jvi "${images%% *}" pod template >/dev/null && mv "$ROOT/template" "$ROOT/template.aside"
   for r in $(seq "$rounds"); do
     for step in $(case $((r % 3)) in 1) echo "boot base run" ;; 2) echo "run boot base" ;; 0) echo "base run boot" ;; esac); do
       case $step in
@@ -236,7 +240,12 @@ pod_figures() {
           jvi "$img" --config "$OUT/pool.toml" run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-pool-first"; cat >/dev/null; }
           echo $(( $(ms) - t )) >> "$OUT/pod-pool-wall"
           jvi "$img" --config "$OUT/pool.toml" pod pool >/dev/null
-          jvi "$img" --config "$OUT/pool.toml" pod pool --drain >/dev/null ;;
+          jvi "$img" --config "$OUT/pool.toml" pod pool --drain >/dev/null
+          mv "$ROOT/template.aside" "$ROOT/template"
+          t=$(ms)
+          jvi "$img" run --rm "$OUT/bundle-rw" echo hi | { read -r _; echo $(( $(ms) - t )) >> "$OUT/pod-template-first"; cat >/dev/null; }
+          echo $(( $(ms) - t )) >> "$OUT/pod-template-wall"
+          mv "$ROOT/template" "$ROOT/template.aside" ;;
       esac
     done
   done
@@ -263,6 +272,10 @@ pod_figures() {
   local pool_wall; pool_wall=$(median < "$OUT/pod-pool-wall")
   echo "pod: [${images%% *}] run --rm BUNDLE echo hi, warm pool of 1, first output (ms): $(tr '\n' ' ' < "$OUT/pod-pool-first")median $(median < "$OUT/pod-pool-first")"
   echo "pod: [${images%% *}] run --rm BUNDLE echo hi, warm pool of 1, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-pool-wall")median $pool_wall, ratio to the baseline's wall $(ratio "$pool_wall" "$base_wall")"
+  local template_wall; template_wall=$(median < "$OUT/pod-template-wall")
+  echo "pod: [${images%% *}] run --rm BUNDLE echo hi, pod template, first output (ms): $(tr '\n' ' ' < "$OUT/pod-template-first")median $(median < "$OUT/pod-template-first")"
+  echo "pod: [${images%% *}] run --rm BUNDLE echo hi, pod template, wall (ms):         $(tr '\n' ' ' < "$OUT/pod-template-wall")median $template_wall, ratio to the baseline's wall $(ratio "$template_wall" "$base_wall")"
+  rm -rf "$ROOT/template.aside"
 }
 # --- the CLI's latency (cli_figures) ----------------------------------------------------------------------
 # Each jrunc-vm read-only call against `jrunc list` (build/bin/jrunc, an empty root of its own) run right
