@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,8 +22,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * then restored from it rather than booted, with the host's clock, fresh entropy (two restored pods
  * draw other bytes), the container's hostname, and the template's files unchanged; a restored pod
  * takes no shared directory, and a container with one boots a pod of its own; `pod template --rm`
- * leaves the restored pods running. One template boot, two restores, one boot. Needs what PodVmTest
- * needs (VmHost).
+ * leaves the restored pods running; a `pod template` killed while its VM boots leaves no qemu. One
+ * template boot (and the start of one), two restores, one boot. Needs what PodVmTest needs (VmHost).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PodTemplateVmTest {
@@ -55,19 +52,10 @@ class PodTemplateVmTest {
         }
     }
 
-    static String sha256(Path file) throws Exception {
-        MessageDigest md = MessageDigest.getInstance("SHA-256");
-        try (InputStream in = Files.newInputStream(file)) {
-            byte[] buf = new byte[1 << 20];
-            for (int n; (n = in.read(buf)) > 0; ) {
-                md.update(buf, 0, n);
-            }
-        }
-        return HexFormat.of().formatHex(md.digest());
-    }
-
     static List<String> templateDigests() throws Exception {
-        return List.of(sha256(template.resolve("ram")), sha256(template.resolve("agent-root.img")));
+        // the storage test's digest of a file
+        return List.of(PodStorageVmTest.sha256(template.resolve("ram")),
+                PodStorageVmTest.sha256(template.resolve("agent-root.img")));
     }
 
     static JsonNode pod(String name) throws Exception {
@@ -81,6 +69,29 @@ class PodTemplateVmTest {
 
     static String podOf(String container) throws Exception {
         return vm.json("inspect", container).path("pod").asText();
+    }
+
+    /** A `pod template` killed while its VM boots takes the VM with it; `pod template --rm` clears its files. */
+    @Test
+    @Order(0)
+    void aKilledTemplateMakeLeavesNoVm() throws Exception {
+        Process make = vm.start("pod", "template");
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (ShimVmBackendTest.processes("qemu-system", vm.root().toString()).isEmpty() && make.isAlive()
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(make.isAlive(), "killed while its VM boots");
+        make.destroyForcibly();
+        make.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        deadline = System.nanoTime() + 10_000_000_000L;
+        while (!ShimVmBackendTest.processes("qemu-system", vm.root().toString()).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(List.of(), ShimVmBackendTest.processes("qemu-system", vm.root().toString()), "the VM went with it");
+        vm.ok("pod", "template", "--rm");
+        assertFalse(Files.exists(vm.root().resolve("template.new")), "--rm clears a killed make's files");
+        assertFalse(Files.exists(vm.root().resolve("template")));
     }
 
     @Test

@@ -47,7 +47,6 @@ public final class PodTemplate {
     public static final String DIR = "template";
     static final String RAM = "ram", AGENT_ROOT = "agent-root.img", STATE = "state", RECORD = "template.json";
     private static final String POD_DIR = "{pod}", MAC = "{mac}";
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration SAVE_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(60);
     /** How long the template's guest must leave its console alone (its work after ready done) before it is saved. */
@@ -91,7 +90,10 @@ public final class PodTemplate {
             if (config.swapBytes() > 0) {
                 SwapDisk.makeFresh(boot, config.swapBytes());
             }
-            List<String> command = line(image, config, boot, made, kvm, true);
+            // setpriv (util-linux) gives the template's qemu a parent-death signal, as Mkfs does mkfs: a
+            // `pod template` killed part-way takes its VM with it (the next one, or --rm, removes the files)
+            List<String> command = new ArrayList<>(List.of("setpriv", "--pdeathsig", "KILL", "--"));
+            command.addAll(line(image, config, boot, made, kvm, true));
             QemuVm vm = QemuVm.launch(command, boot, boot.resolve("qemu.log"));
             try {
                 awaitReady(vm, boot.resolve("console.log"));
@@ -105,13 +107,14 @@ public final class PodTemplate {
                 }
                 vm.close();
             }
-            ObjectNode record = JSON.createObjectNode().put("digest", image.digest()).put("mac", network.mac())
+            ObjectMapper json = new ObjectMapper();
+            ObjectNode record = json.createObjectNode().put("digest", image.digest()).put("mac", network.mac())
                     .put("madeAt", System.currentTimeMillis());
             List<String> clone = line(image, config, boot, dir(root), kvm, false);
             record.putPOJO("line", normalized(clone, boot, network.mac()));
-            Files.writeString(made.resolve(RECORD), JSON.writeValueAsString(record));
+            Files.writeString(made.resolve(RECORD), json.writeValueAsString(record));
             StateRoot.removeTree(boot);
-            remove(root);
+            StateRoot.removeTree(dir(root)); // the old one: VMs restored from it keep its files
             Files.move(made, dir(root), StandardCopyOption.ATOMIC_MOVE);
             return dir(root);
         } catch (IOException | RpcException | RuntimeException e) {
@@ -124,8 +127,12 @@ public final class PodTemplate {
         }
     }
 
-    /** Removes the template; VMs restored from it keep its files mapped until they end. Whether there was one. */
+    /**
+     * Removes the template, and what a killed `pod template` left; VMs restored from it keep its files
+     * mapped until they end. Whether there was one.
+     */
     public static boolean remove(StateRoot root) throws VmException {
+        StateRoot.removeTree(root.path().resolve(DIR + ".new"));
         Path dir = dir(root);
         if (!Files.exists(dir)) {
             return false;
@@ -176,7 +183,8 @@ public final class PodTemplate {
             return Optional.empty();
         }
         try {
-            JsonNode record = JSON.readTree(dir.resolve(RECORD).toFile());
+            // a mapper only when there is a template: a boot without one loads no jackson before qemu's start
+            JsonNode record = new ObjectMapper().readTree(dir.resolve(RECORD).toFile());
             List<String> line = new ArrayList<>();
             record.path("line").forEach(a -> line.add(a.asText()));
             Saved saved = new Saved(dir, record.path("digest").asText(), record.path("mac").asText(), line);

@@ -30,6 +30,8 @@ class QmpClientTest {
     @TempDir
     Path dir;
     Process qemu;
+    /** Every qemu a test started (one test starts several in turn): none outlives it. */
+    final List<Process> started = new ArrayList<>();
 
     boolean startedVirtiofsd;
 
@@ -38,9 +40,11 @@ class QmpClientTest {
         if (startedVirtiofsd) {
             Virtiofsd.stopAll(dir);
         }
-        if (qemu != null && qemu.isAlive()) {
-            qemu.destroyForcibly();
-            qemu.waitFor(10, TimeUnit.SECONDS);
+        for (Process p : started) {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
         }
     }
 
@@ -51,6 +55,7 @@ class QmpClientTest {
         cmd.addAll(List.of(machine));
         cmd.addAll(List.of("-qmp", "unix:" + socket + ",server=on,wait=off"));
         qemu = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("qemu.log").toFile()).start();
+        started.add(qemu);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!Files.exists(socket)) {
             assertTrue(qemu.isAlive(), () -> "qemu exited: " + read(dir.resolve("qemu.log")));
