@@ -21,9 +21,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The pod template (`pod template`): a pod's VM saved at ready, its qemu ended; anonymous pods are
  * then restored from it rather than booted, with the host's clock, fresh entropy (two restored pods
  * draw other bytes), the container's hostname, and the template's files unchanged; a restored pod
- * takes no shared directory, and a container with one boots a pod of its own; `pod template --rm`
+ * takes no shared directory, and a container with one boots a pod of its own, as does one whose
+ * template's state does not load; `pod template --rm`
  * leaves the restored pods running; a `pod template` killed while its VM boots leaves no qemu. One
- * template boot (and the start of one), two restores, one boot. Needs what PodVmTest needs (VmHost).
+ * template boot (and the start of one), two restores, two boots. Needs what PodVmTest needs (VmHost).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PodTemplateVmTest {
@@ -147,8 +148,28 @@ class PodTemplateVmTest {
         assertEquals(made, templateDigests(), "the restored VMs wrote nothing to the template's files");
     }
 
+    /** A template whose state qemu cannot load: the pod boots, with its own hardware address, and runs. */
     @Test
     @Order(4)
+    void aTemplateThatDoesNotLoadLeavesThePodToBoot() throws Exception {
+        Path state = template.resolve("state");
+        byte[] saved = Files.readAllBytes(state);
+        Files.writeString(state, "not a state");
+        try {
+            JruncVm.Result r = vm.ok("run", "--name", "c5", bundle.toString(), "hostname");
+            assertEquals("c5\n", r.out());
+            String pod = podOf("c5");
+            assertFalse(pod(pod).path("restored").asBoolean());
+            String log = Files.readString(vm.root().resolve("pods").resolve(pod).resolve("monitor.log"));
+            assertTrue(log.contains("not restored from the template (loading the VM's state") && log.contains("): booting"), log);
+            vm.ok("rm", "c5");
+        } finally {
+            Files.write(state, saved);
+        }
+    }
+
+    @Test
+    @Order(5)
     void aRestoredPodTakesNoSharedDirectory() throws Exception {
         Path shared = Files.createDirectories(work.resolve("shared"));
         JruncVm.Result r = vm.run("create", "--pod", restoredPod, "--name", "c3", "-v", shared + ":/data", bundle.toString(), "true");
@@ -158,7 +179,7 @@ class PodTemplateVmTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aContainerWithASharedDirectoryBootsAPodOfItsOwn() throws Exception {
         Path shared = Files.createDirectories(work.resolve("shared"));
         Files.writeString(shared.resolve("f"), "from the host\n");
@@ -171,7 +192,7 @@ class PodTemplateVmTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void removingTheTemplateLeavesItsPodsRunning() throws Exception {
         vm.ok("pod", "template", "--rm");
         assertFalse(Files.exists(template));

@@ -657,6 +657,7 @@ public final class PodMonitor implements AutoCloseable {
             return qemu;
         } catch (IOException | VmException | RuntimeException e) {
             System.err.println("monitor: not restored from the template (" + e.getMessage() + "): booting");
+            root.write(pod); // its own hardware address again, which the booted guest's interface has
             return null;
         }
     }

@@ -117,6 +117,9 @@ public final class PodTemplate {
             StateRoot.removeTree(dir(root)); // the old one: VMs restored from it keep its files
             Files.move(made, dir(root), StandardCopyOption.ATOMIC_MOVE);
             return dir(root);
+        } catch (VmException e) {
+            StateRoot.removeTree(made);
+            throw e;
         } catch (IOException | RpcException | RuntimeException e) {
             StateRoot.removeTree(made);
             throw new VmException("cannot make the pod template: " + e.getMessage(), e);
