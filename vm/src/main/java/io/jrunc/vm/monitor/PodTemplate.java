@@ -2,15 +2,30 @@ package io.jrunc.vm.monitor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
+import io.jrunc.agent.api.AgentMethods;
+import io.jrunc.agent.api.IncompatibleAgentException;
+import io.jrunc.agent.api.pb.v1.ConfigurePodRequest;
+import io.jrunc.agent.api.pb.v1.CreateContainerRequest;
+import io.jrunc.agent.api.pb.v1.RemoveContainerRequest;
+import io.jrunc.agent.api.pb.v1.RootFilesystem;
+import io.jrunc.spec.DefaultSpec;
+import io.jrunc.spec.Json;
 import io.jrunc.ttrpc.ClientOptions;
 import io.jrunc.ttrpc.RpcException;
+import io.jrunc.vm.Names;
+import io.jrunc.vm.PodVolumes;
 import io.jrunc.vm.VmException;
 import io.jrunc.vm.network.PodNetworks;
+import io.jrunc.vm.qemu.Kvm;
 import io.jrunc.vm.qemu.QemuCommand;
 import io.jrunc.vm.qemu.SwapDisk;
 import io.jrunc.vm.qemu.VmImage;
+import io.jrunc.vm.spec.RootfsImage;
+import io.jrunc.vm.spec.SpecBuilder;
 import io.jrunc.vm.state.ContainerRecord;
 import io.jrunc.vm.state.PodRecord;
 import io.jrunc.vm.state.StateRoot;
@@ -25,7 +40,8 @@ import java.util.Optional;
 
 /**
  * The pod template: a pod's VM saved once at ready, from which new pods are restored instead of
- * booted (what kata calls VM templating). `jrunc-vm pod template` makes it in ROOT/template: the VM's
+ * booted (what kata calls VM templating). `jrunc-vm pod template` makes it in ROOT/template (the VM
+ * booted, configured as its pods will be, a container made and removed, then saved): the VM's
  * RAM and a copy of the image's agent root, each a file the template's VM wrote through a shared
  * mapping, its devices' state ({@code state}, a migration that left the shared memory out) and
  * {@value #RECORD}: the image's digest, the guest's hardware address and the command line a pod
@@ -86,7 +102,7 @@ public final class PodTemplate {
             if (image.agentRoot() != null) {
                 Files.copy(image.agentRoot().file(), made.resolve(AGENT_ROOT));
             }
-            boolean kvm = io.jrunc.vm.qemu.Kvm.verdict(root.path()).kvm();
+            boolean kvm = Kvm.verdict(root.path()).kvm();
             if (config.swapBytes() > 0) {
                 SwapDisk.makeFresh(boot, config.swapBytes());
             }
@@ -96,7 +112,7 @@ public final class PodTemplate {
             command.addAll(line(image, config, boot, made, kvm, true));
             QemuVm vm = QemuVm.launch(command, boot, boot.resolve("qemu.log"));
             try {
-                awaitReady(vm, boot.resolve("console.log"));
+                prepare(vm, boot.resolve("console.log"), PodMonitor.configure(PodRecord.created("template", true, config)), boot);
                 vm.saveState(made.resolve(STATE), SAVE_TIMEOUT);
                 vm.quit();
                 vm.awaitExit(PodMonitor.QUIT_GRACE);
@@ -144,12 +160,21 @@ public final class PodTemplate {
         return true;
     }
 
-    /** The template's VM answers (its agent is ready) and then writes nothing on its console for a while. */
-    private static void awaitReady(QemuVm vm, Path console) throws IOException, RpcException, InterruptedException {
+    /**
+     * Waits for the template's agent, configures the pod as every pod restored from it will be (the
+     * network of the pool's kind is the same for all: the template's address, slirp's addresses), runs
+     * the create path once ({@link #exerciseCreate}), and waits until the guest writes nothing on its
+     * console for a while. The Configure carries no clock
+     * and no entropy, so a restored pod's first Configure still sets both; its network part then finds
+     * the interface and routes in place, and the code has run once.
+     */
+    private static void prepare(QemuVm vm, Path console, ConfigurePodRequest configure, Path scratch)
+            throws IOException, RpcException, InterruptedException {
         try (AgentClient agent = AgentClient.connect(vm.connectAgent(),
                 ClientOptions.DEFAULTS.withSync(PodMonitor.BOOT_TIMEOUT, Duration.ofSeconds(3)))) {
-            // connected: the agent answered Version
-        } catch (io.jrunc.agent.api.IncompatibleAgentException e) {
+            agent.call(AgentMethods.Pod.CONFIGURE, configure);
+            exerciseCreate(vm, agent, scratch);
+        } catch (IncompatibleAgentException | VmException e) {
             throw new IOException(e.getMessage(), e);
         }
         long deadline = System.nanoTime() + QUIET_AT_MOST.toNanos();
@@ -168,6 +193,44 @@ public final class PodTemplate {
     }
 
     /**
+     * Makes one container in the template's guest and removes it, never started, so that every pod
+     * restored from the template makes its first container on a create path that has run once (its
+     * classes linked, its lambdas spun, its code compiled, all in the saved memory): runc's example
+     * spec without the network namespace (a pod's containers share the VM's), its root an ext4 image
+     * of an empty /bin/sh attached and detached as a container's is.
+     */
+    private static void exerciseCreate(QemuVm vm, AgentClient agent, Path scratch) throws IOException, RpcException, VmException {
+        Path rootfs = Files.createDirectories(scratch.resolve("exercise-rootfs"));
+        // the spec's process, looked up at create as a real one is; empty, since it never starts
+        Path sh = Files.createFile(Files.createDirectories(rootfs.resolve("bin")).resolve("sh"));
+        Files.setPosixFilePermissions(sh, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path image = scratch.resolve("exercise.img");
+        RootfsImage.make(rootfs, image);
+        ObjectNode spec = (ObjectNode) new ObjectMapper().readTree(
+                Json.write(DefaultSpec.example(true)));
+        ((ObjectNode) spec.path("process")).put("terminal", false);
+        ((ObjectNode) spec.path("root")).put("readonly", true);
+        if (spec.path("linux").path("namespaces") instanceof ArrayNode namespaces) {
+            for (int i = namespaces.size() - 1; i >= 0; i--) {
+                if ("network".equals(namespaces.get(i).path("type").asText())) {
+                    namespaces.remove(i);
+                }
+            }
+        }
+        String serial = Names.serial();
+        vm.attachDisk(serial, image);
+        try {
+            agent.call(AgentMethods.Containers.CREATE, CreateContainerRequest.newBuilder()
+                    .setId("template").setOciConfig(ByteString.copyFrom(SpecBuilder.toBytes(spec)))
+                    .setRootfs(RootFilesystem.newBuilder().setSerial(serial).setFsType("ext4")).build());
+            agent.call(AgentMethods.Containers.REMOVE,
+                    RemoveContainerRequest.newBuilder().setId("template").setForce(true).build());
+        } finally {
+            vm.detachDisks(List.of(serial));
+        }
+    }
+
+    /**
      * The template a pod's VM can be restored from, if there is one: the pod anonymous, its containers
      * sharing no host directory, no volume, and its VM's command line the template's.
      */
@@ -182,7 +245,7 @@ public final class PodTemplate {
                 return Optional.empty(); // shared directories, or a root shared by virtio-fs
             }
         }
-        if (!io.jrunc.vm.PodVolumes.list(podDir).isEmpty()) {
+        if (!PodVolumes.list(podDir).isEmpty()) {
             return Optional.empty();
         }
         try {
