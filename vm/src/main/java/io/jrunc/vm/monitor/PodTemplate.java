@@ -2,7 +2,6 @@ package io.jrunc.vm.monitor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import io.jrunc.agent.api.AgentClient;
@@ -33,6 +32,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -203,20 +203,13 @@ public final class PodTemplate {
         Path rootfs = Files.createDirectories(scratch.resolve("exercise-rootfs"));
         // the spec's process, looked up at create as a real one is; empty, since it never starts
         Path sh = Files.createFile(Files.createDirectories(rootfs.resolve("bin")).resolve("sh"));
-        Files.setPosixFilePermissions(sh, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(sh, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path image = scratch.resolve("exercise.img");
         RootfsImage.make(rootfs, image);
-        ObjectNode spec = (ObjectNode) new ObjectMapper().readTree(
-                Json.write(DefaultSpec.example(true)));
+        ObjectNode spec = (ObjectNode) new ObjectMapper().readTree(Json.write(DefaultSpec.example(true)));
         ((ObjectNode) spec.path("process")).put("terminal", false);
         ((ObjectNode) spec.path("root")).put("readonly", true);
-        if (spec.path("linux").path("namespaces") instanceof ArrayNode namespaces) {
-            for (int i = namespaces.size() - 1; i >= 0; i--) {
-                if ("network".equals(namespaces.get(i).path("type").asText())) {
-                    namespaces.remove(i);
-                }
-            }
-        }
+        SpecBuilder.dropNetworkNamespace(spec);
         String serial = Names.serial();
         vm.attachDisk(serial, image);
         try {

@@ -64,14 +64,7 @@ public final class SpecBuilder {
                 throw new VmException(bundle.dir().resolve("config.json")
                         + ": linux.sysctl is refused: kernel parameters belong to the pod (jrunc-vm pod create --sysctl)");
             }
-            JsonNode namespaces = linux.get("namespaces");
-            if (namespaces instanceof ArrayNode list) {
-                for (int i = list.size() - 1; i >= 0; i--) {
-                    if ("network".equals(list.get(i).path("type").asText())) {
-                        list.remove(i);
-                    }
-                }
-            }
+            dropNetworkNamespace(config);
         }
 
         if (o.memoryBytes() > 0 || o.cpus() > 0) {
@@ -126,6 +119,17 @@ public final class SpecBuilder {
             o.args().forEach(args::add);
         }
         return config;
+    }
+
+    /** Removes a network namespace from the config's linux.namespaces: a pod's containers share the VM's network. */
+    public static void dropNetworkNamespace(ObjectNode config) {
+        if (config.path("linux").path("namespaces") instanceof ArrayNode list) {
+            for (int i = list.size() - 1; i >= 0; i--) {
+                if ("network".equals(list.get(i).path("type").asText())) {
+                    list.remove(i);
+                }
+            }
+        }
     }
 
     /** Whether the built config's root is writable (it then gets a layer). */
