@@ -45,8 +45,13 @@ public final class MonitorLink implements AutoCloseable {
      */
     static final long POLL_MILLIS = 20;
 
+    /**
+     * A connection to a monitor is a fresh Unix socket, with nothing of another client's in it, so it
+     * sends no sync preamble (docs/protocol.md, "Resynchronisation": that round trip is for the
+     * guest's port); the connect's Version call waits up to 10 s.
+     */
     static final ClientOptions CLIENT_OPTIONS = ClientOptions.DEFAULTS
-            .withSync(Duration.ofSeconds(10), Duration.ofSeconds(3));
+            .withSync(Duration.ofSeconds(10), Duration.ofSeconds(3)).withoutSync();
 
     private final StateRoot root;
     private final Starter starter;
@@ -170,10 +175,11 @@ public final class MonitorLink implements AutoCloseable {
 
     /**
      * Before a JVM's first connection, two pieces of cold start-up side by side: the JDK's Unix socket
-     * set-up on a thread of its own (its selector provider looked up as a service, which opens every
-     * jar of the class path; a SecureRandom for the sockets' temporary names), and protobuf's runtime
-     * on this one (its logger, its version check, the ttRPC and Version messages). Each is some 15 ms
-     * of a CLI call's new JVM, one after the other otherwise.
+     * set-up on a thread of its own (a SecureRandom for the sockets' temporary names; the launcher names
+     * the selector provider, else its look-up as a service would open every jar of the class path), and
+     * protobuf's runtime on this one (its logger, whose back end is looked up as a service, its version
+     * check, the ttRPC and Version messages). Each is some 15 ms of a CLI call's new JVM, one after the
+     * other otherwise.
      */
     private static void readyFirstConnection() {
         if (!READIED.compareAndSet(false, true)) {
