@@ -187,8 +187,27 @@ public final class PodMonitor implements AutoCloseable {
     /** Bytes for the guest kernel's random pool: as many as its generator's key. */
     private static byte[] entropy() {
         byte[] bytes = new byte[32];
-        new SecureRandom().nextBytes(bytes);
+        HostRandom.RANDOM.nextBytes(bytes);
         return bytes;
+    }
+
+    /** The monitor's one SecureRandom, made at its first use ({@link #setUpAhead}). */
+    private static final class HostRandom {
+        static final SecureRandom RANDOM = new SecureRandom();
+    }
+
+    /**
+     * The cold parts of {@link #start}'s set-up, begun while qemu starts: the SecureRandom (the
+     * security providers listed, their properties read) and protobuf's runtime (its logger, its
+     * version check), some tens of milliseconds of a new JVM. A VM restored from the template answers
+     * as soon as its state is loaded, so there they would follow the load rather than overlap it. The
+     * Configure itself is built later, from the record as the VM's start left it.
+     */
+    private static void setUpAhead() {
+        Thread.ofPlatform().daemon().name("set-up-ahead").start(() -> {
+            HostRandom.RANDOM.nextInt();
+            ConfigurePodRequest.getDefaultInstance();
+        });
     }
 
     /** The wall clock in nanoseconds since the epoch. */
@@ -585,6 +604,7 @@ public final class PodMonitor implements AutoCloseable {
                 System.err.println("monitor " + ProcessHandle.current().pid() + ": taking over qemu " + running.get().pid());
                 vm = QemuVm.attach(running.get(), dir);
             } else {
+                setUpAhead();
                 PodRecord.Config config = pod.config();
                 VmImage image = VmImage.locate(config.kernel() == null ? null : Path.of(config.kernel()),
                         config.initrd() == null ? null : Path.of(config.initrd()));
