@@ -123,7 +123,8 @@ class PodTemplateVmTest {
         JsonNode p = pod(restoredPod);
         assertNotNull(p, restoredPod);
         assertTrue(p.path("restored").asBoolean() && p.path("anonymous").asBoolean(), p.toString() + "\n" + vm.vmLogs());
-        JruncVm.Result r = vm.ok("exec", "c1", "sh", "-c", "date +%s; hostname; head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n'");
+        JruncVm.Result r = vm.ok("exec", "c1", "sh", "-c", "date +%s; hostname; head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n';"
+                + " echo; awk '$2 == \"00000000\" {print $1}' /proc/net/route");
         long now = System.currentTimeMillis() / 1000;
         List<String> lines = r.out().lines().toList();
         long guest = Long.parseLong(lines.get(0).strip());
@@ -133,6 +134,9 @@ class PodTemplateVmTest {
         Path dir = vm.root().resolve("pods").resolve(restoredPod);
         String console = Files.readString(dir.resolve("console.log"));
         assertTrue(console.contains("clock set to the host's") && console.contains("bytes of entropy from the host added"), console);
+        // the network the template's agent applied, left in place: the default route is there
+        assertTrue(console.contains("network: as already configured"), console);
+        assertEquals("eth0", lines.get(3), "the default route's interface: " + r.out());
         assertTrue(Files.readString(dir.resolve("monitor.log")).contains("restored from the template in"), vm.vmLogs());
     }
 

@@ -185,7 +185,7 @@ public final class PodMonitor implements AutoCloseable {
     }
 
     /** Bytes for the guest kernel's random pool: as many as its generator's key. */
-    private static byte[] entropy() {
+    static byte[] entropy() {
         byte[] bytes = new byte[32];
         HostRandom.RANDOM.nextBytes(bytes);
         return bytes;

@@ -112,7 +112,8 @@ public final class PodTemplate {
             command.addAll(line(image, config, boot, made, kvm, true));
             QemuVm vm = QemuVm.launch(command, boot, boot.resolve("qemu.log"));
             try {
-                prepare(vm, boot.resolve("console.log"), PodMonitor.configure(PodRecord.created("template", true, config)), boot);
+                prepare(vm, boot.resolve("console.log"), PodMonitor.configure(PodRecord.created("template", true, config))
+                        .toBuilder().setEntropy(com.google.protobuf.ByteString.copyFrom(PodMonitor.entropy())).build(), boot);
                 vm.saveState(made.resolve(STATE), SAVE_TIMEOUT);
                 vm.quit();
                 vm.awaitExit(PodMonitor.QUIT_GRACE);
@@ -164,9 +165,10 @@ public final class PodTemplate {
      * Waits for the template's agent, configures the pod as every pod restored from it will be (the
      * network of the pool's kind is the same for all: the template's address, slirp's addresses), runs
      * the create path once ({@link #exerciseCreate}), and waits until the guest writes nothing on its
-     * console for a while. The Configure carries no clock
-     * and no entropy, so a restored pod's first Configure still sets both; its network part then finds
-     * the interface and routes in place, and the code has run once.
+     * console for a while. The Configure carries entropy (the guest mixes in what every Configure
+     * brings, so a restored pod's adds its own; this one runs that path once) and no clock, so a
+     * restored pod's first Configure still sets it; that Configure's network is the one the agent
+     * applied here, which it leaves in place.
      */
     private static void prepare(QemuVm vm, Path console, ConfigurePodRequest configure, Path scratch)
             throws IOException, RpcException, InterruptedException {
