@@ -113,7 +113,7 @@ public final class PodTemplate {
             QemuVm vm = QemuVm.launch(command, boot, boot.resolve("qemu.log"));
             try {
                 prepare(vm, boot.resolve("console.log"), PodMonitor.configure(PodRecord.created("template", true, config))
-                        .toBuilder().setEntropy(com.google.protobuf.ByteString.copyFrom(PodMonitor.entropy())).build(), boot);
+                        .toBuilder().setEntropy(ByteString.copyFrom(PodMonitor.entropy())).build(), boot);
                 vm.saveState(made.resolve(STATE), SAVE_TIMEOUT);
                 vm.quit();
                 vm.awaitExit(PodMonitor.QUIT_GRACE);
