@@ -8,9 +8,7 @@ import io.jrunc.agent.api.AgentClient;
 import io.jrunc.agent.api.AgentMethods;
 import io.jrunc.agent.api.IncompatibleAgentException;
 import io.jrunc.agent.api.pb.v1.ConfigurePodRequest;
-import io.jrunc.agent.api.pb.v1.CreateContainerRequest;
 import io.jrunc.agent.api.pb.v1.RemoveContainerRequest;
-import io.jrunc.agent.api.pb.v1.RootFilesystem;
 import io.jrunc.spec.DefaultSpec;
 import io.jrunc.spec.Json;
 import io.jrunc.ttrpc.ClientOptions;
@@ -18,6 +16,7 @@ import io.jrunc.ttrpc.RpcException;
 import io.jrunc.vm.Names;
 import io.jrunc.vm.PodVolumes;
 import io.jrunc.vm.VmException;
+import io.jrunc.vm.monitor.pb.AddContainerRequest;
 import io.jrunc.vm.network.PodNetworks;
 import io.jrunc.vm.qemu.Kvm;
 import io.jrunc.vm.qemu.QemuCommand;
@@ -215,9 +214,9 @@ public final class PodTemplate {
         String serial = Names.serial();
         vm.attachDisk(serial, image);
         try {
-            agent.call(AgentMethods.Containers.CREATE, CreateContainerRequest.newBuilder()
-                    .setId("template").setOciConfig(ByteString.copyFrom(SpecBuilder.toBytes(spec)))
-                    .setRootfs(RootFilesystem.newBuilder().setSerial(serial).setFsType("ext4")).build());
+            // the agent's Create as a monitor's AddContainer makes it
+            agent.call(AgentMethods.Containers.CREATE, PodMonitor.guestCreate(AddContainerRequest.newBuilder()
+                    .setId("template").setOciConfig(ByteString.copyFrom(SpecBuilder.toBytes(spec))).setSerial(serial).build()));
             agent.call(AgentMethods.Containers.REMOVE,
                     RemoveContainerRequest.newBuilder().setId("template").setForce(true).build());
         } finally {
