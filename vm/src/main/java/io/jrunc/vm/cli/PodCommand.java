@@ -55,7 +55,7 @@ final class PodCommand implements Runnable {
     static final class Create extends Verb {
         @Option(names = "--name", description = "the pod's name (default: generated)")
         String name;
-        @Option(names = "--cpus", description = "the containers' CPUs (default 1); the VM gets one more for its agent while the host has more")
+        @Option(names = "--cpus", description = "the containers' CPUs (default 1); the VM gets one more for its agent under KVM while the host has more")
         int cpus;
         @Option(names = "--memory", description = "the pod's memory, e.g. 512m (default 512m); the VM gets this plus the agent's own")
         String memory;
